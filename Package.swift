@@ -1,0 +1,86 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Proscenium",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "stage-server", targets: ["stage-server"]),
+        .executable(name: "stage", targets: ["stage"]),
+        .executable(name: "stage-bench", targets: ["stage-bench"]),
+        .library(name: "StageKit", targets: ["StageKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
+        .target(name: "StageProtocol", swiftSettings: strict),
+        // AWS Signature Version 4: signing (CLI, SDK helpers) and verification (server).
+        .target(
+            name: "StageSigV4",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+        .target(
+            name: "StageServer",
+            dependencies: [
+                "StageProtocol", "StageSigV4",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "StageKit",
+            dependencies: [
+                "StageProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "stage-server",
+            dependencies: [
+                "StageServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "stage",
+            dependencies: [
+                "StageKit", "StageProtocol", "StageSigV4",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "stage-bench",
+            dependencies: [
+                "StageKit", "StageProtocol", "StageSigV4",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol"]),
+        .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["StageKit", "StageProtocol", "StageSigV4"]),
+    ]
+)

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import StageProtocol
+import StageSigV4
+
+/// Turns an HTTP request into a control-plane call: size limit, SigV4 check, dispatch,
+/// and the IVS error format (`x-amzn-ErrorType` header, `message` in the body).
+struct APIResponder: Sendable {
+    static let maxBodyBytes = 1 << 20
+    let controlPlane: ControlPlane
+    let accessKey: ServerSecrets.AccessKey
+
+    func respond(_ request: Request, operation: String) async -> Response {
+        let result: Result<any Encodable & Sendable, APIError>
+        do {
+            let body = try await collectBody(request)
+            try authenticate(request, body: body)
+            result = .success(try await controlPlane.handle(operation: operation, body: body))
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let output):
+            ServerMetrics.apiRequest(operation: operation, outcome: "ok")
+            return json(.ok, output)
+        case .failure(let error):
+            ServerMetrics.apiRequest(operation: operation, outcome: error.kind.rawValue)
+            ServerLog.api.notice("request refused", metadata: ["operation": "\(operation)", "error": "\(error.kind.rawValue)",
+                                                               "reason": "\(error.message)"])
+            var response = json(error.kind.status, IVSAPI.ErrorBody(message: error.message))
+            response.headers[HTTPField.Name("x-amzn-ErrorType")!] = error.kind.rawValue
+            return response
+        }
+    }
+
+    private func collectBody(_ request: Request) async throws(APIError) -> [UInt8] {
+        do {
+            return Array(buffer: try await request.body.collect(upTo: Self.maxBodyBytes))
+        } catch {
+            throw .validation("request body: larger than \(Self.maxBodyBytes) bytes")
+        }
+    }
+
+    private func authenticate(_ request: Request, body: [UInt8]) throws(APIError) {
+        var headers = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+        if let authority = request.head.authority { headers.append((name: "host", value: authority)) }
+        let signed = SigV4Request(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+                                  headers: headers, body: body)
+        let secret = accessKey
+        if case .failure(let error) = SigV4.verify(signed, secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil }) {
+            throw .accessDenied("authorization: \(error.reason)")
+        }
+    }
+
+    private func json(_ status: HTTPResponse.Status, _ value: any Encodable) -> Response {
+        let data = (try? IVSAPI.makeEncoder().encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

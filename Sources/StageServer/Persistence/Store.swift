@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// The embedded SQLite store (GRDB). All access goes through one serial `DatabaseQueue`, so a
+/// read submitted after a write sees it: control-plane reads are consistent with every
+/// signaling event that happened before them, even though signaling writes are asynchronous.
+final class Store: Sendable {
+    let queue: DatabaseQueue
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        }
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        try StoreMigrations.migrator.migrate(queue)
+    }
+
+    /// Enqueues a write without waiting. Writes run in the order they were enqueued.
+    func enqueue(_ label: String, _ work: @escaping @Sendable (Database) throws -> Void) {
+        queue.asyncWrite(work) { _, result in
+            if case .failure(let error) = result {
+                ServerLog.store.error("store write failed", metadata: ["write": "\(label)", "error": "\(error)"])
+            }
+        }
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await queue.read(work)
+    }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await queue.write(work)
+    }
+
+    /// A value kept in the `meta` table, created by `make` on first use.
+    func metaValue(_ key: String, make: @escaping @Sendable () -> String) throws -> String {
+        try queue.write { db in
+            if let value = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) {
+                return value
+            }
+            let value = make()
+            try db.execute(sql: "INSERT INTO meta(key, value) VALUES (?, ?)", arguments: [key, value])
+            return value
+        }
+    }
+}
+
+extension Date {
+    var unix: Double { timeIntervalSince1970 }
+    init(unix: Double) { self.init(timeIntervalSince1970: unix) }
+}

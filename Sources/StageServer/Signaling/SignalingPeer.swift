@@ -1,0 +1,47 @@
+import Foundation
+import StageProtocol
+
+/// The server's handle on one connected participant: who it is and its outbound queue.
+/// Messages are encoded once by the sender and queued as text; a peer whose queue overflows
+/// (a client that stopped reading) is closed rather than allowed to grow without bound.
+final class SignalingPeer: Sendable {
+    enum Outgoing: Sendable {
+        case text(String)
+        /// Send this final text, then close the socket.
+        case close(String)
+    }
+
+    static let queueLimit = 4096
+
+    let connectionId: UInt64
+    let participant: ParticipantDescriptor
+    let sessionFacts: ClientDescription?
+    private let outbox: AsyncStream<Outgoing>.Continuation
+
+    init(connectionId: UInt64, participant: ParticipantDescriptor, client: ClientDescription?,
+         outbox: AsyncStream<Outgoing>.Continuation) {
+        self.connectionId = connectionId
+        self.participant = participant
+        self.sessionFacts = client
+        self.outbox = outbox
+    }
+
+    var participantId: String { participant.participantId }
+
+    static func makeOutbox() -> (AsyncStream<Outgoing>, AsyncStream<Outgoing>.Continuation) {
+        AsyncStream.makeStream(of: Outgoing.self, bufferingPolicy: .bufferingOldest(queueLimit))
+    }
+
+    func send(_ text: String) {
+        if case .dropped = outbox.yield(.text(text)) {
+            ServerLog.signaling.warning("peer too slow, closing", metadata: ["participant": "\(participantId)"])
+            outbox.finish()
+        }
+    }
+
+    /// Queues a final `disconnect` and ends the queue.
+    func close(with text: String) {
+        outbox.yield(.close(text))
+        outbox.finish()
+    }
+}

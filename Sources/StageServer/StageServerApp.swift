@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Metrics
+import Prometheus
+import StageProtocol
+import Synchronization
+
+/// Assembles and runs the stage server: store, keys, control plane, signaling, metrics.
+public enum StageServerApp {
+    static let connectionIds = Atomic<UInt64>(0)
+
+    /// Runs until SIGINT/SIGTERM.
+    public static func run(_ configuration: ServerConfiguration) async throws {
+        let log = ServerLog.server
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        let store = try Store(path: configuration.dataDirectory.appendingPathComponent("proscenium.sqlite").path)
+        try await store.closeDanglingSessions(at: Date())
+        let accountId = try store.metaValue("account_id", make: Identifiers.accountId)
+        let names = ResourceNames(region: configuration.region, accountId: accountId)
+        let signer = try ParticipantTokenSigner(pemRepresentation: ServerSecrets.tokenSigningKeyPEM(dataDirectory: configuration.dataDirectory))
+        let verifier = ParticipantTokenVerifier(serverKey: signer.privateKey.publicKey, serverKeyId: signer.keyId)
+        let (accessKey, created) = try ServerSecrets.accessKey(configuration: configuration)
+        let hub = SignalingHub(store: store)
+        let endpoints = PublicEndpoints(baseURL: configuration.resolvedPublicURL)
+        let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints)
+        let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
+
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        router.post("/:operation") { request, context in
+            await api.respond(request, operation: context.parameters.get("operation") ?? "")
+        }
+        router.ws("/events/:stageId") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            let stageId = context.requestContext.parameters.get("stageId") ?? ""
+            let session = SignalingSession(hub: hub, store: store, verifier: verifier, names: names, stageId: stageId,
+                                           connectionId: connectionIds.add(1, ordering: .relaxed).newValue)
+            await session.run(inbound: inbound, outbound: outbound)
+        }
+
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
+                ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "proscenium"),
+            onServerRunning: { _ in
+                log.info("stage-server listening", metadata: [
+                    "http": "\(configuration.host):\(configuration.httpPort)", "public_url": "\(endpoints.baseURL)",
+                    "data_dir": "\(configuration.dataDirectory.path)", "account": "\(accountId)", "region": "\(configuration.region)",
+                ])
+                if created { printCredentialHelp(accessKey, configuration: configuration, endpoint: endpoints.baseURL) }
+            },
+            logger: Logger(label: "proscenium.http")
+        )
+        try await app.runService()
+        await hub.closeAll()
+    }
+
+    static func printCredentialHelp(_ key: ServerSecrets.AccessKey, configuration: ServerConfiguration, endpoint: String) {
+        let path = configuration.dataDirectory.appendingPathComponent("credentials.json").path
+        let help = """
+
+            Generated control-plane credentials (stored in \(path)):
+              export AWS_ACCESS_KEY_ID=\(key.accessKeyId)
+              export AWS_SECRET_ACCESS_KEY=\(key.secretAccessKey)
+              export AWS_DEFAULT_REGION=\(configuration.region)
+              aws ivs-realtime create-stage --name demo --endpoint-url \(endpoint)
+            Set STAGE_ACCESS_KEY_ID / STAGE_SECRET_ACCESS_KEY to choose your own.
+
+            """
+        FileHandle.standardOutput.write(Data(help.utf8))
+    }
+}

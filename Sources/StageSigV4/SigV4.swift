@@ -1,0 +1,201 @@
+public import Foundation
+internal import Crypto
+
+/// AWS Signature Version 4 (the "Signature Version 4 signing process" of the AWS General
+/// Reference): the canonical request, the string to sign and the derived signing key.
+/// Used by the server to verify requests and by the CLI to sign them.
+public struct SigV4Request: Sendable {
+    public var method: String
+    /// The path exactly as sent, percent-encoded, without the query.
+    public var path: String
+    /// The raw query string (without `?`), or empty.
+    public var query: String
+    /// Header names in any case; values as sent.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The parsed `Authorization: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` header.
+public struct SigV4Authorization: Sendable, Hashable {
+    public var accessKeyId: String
+    public var date: String
+    public var region: String
+    public var service: String
+    public var signedHeaders: [String]
+    public var signature: String
+
+    /// Parses the header value; returns a reason when it is not a SigV4 authorization.
+    public static func parse(_ value: String) -> Result<SigV4Authorization, SigV4Error> {
+        let prefix = "AWS4-HMAC-SHA256 "
+        guard value.hasPrefix(prefix) else { return .failure(.init("Authorization must use the AWS4-HMAC-SHA256 scheme")) }
+        var fields: [String: String] = [:]
+        for part in value.dropFirst(prefix.count).split(separator: ",") {
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            guard let eq = trimmed.firstIndex(of: "=") else { return .failure(.init("Authorization field '\(trimmed)' has no '='")) }
+            fields[String(trimmed[..<eq])] = String(trimmed[trimmed.index(after: eq)...])
+        }
+        guard let credential = fields["Credential"], let signed = fields["SignedHeaders"], let signature = fields["Signature"] else {
+            return .failure(.init("Authorization needs Credential, SignedHeaders and Signature"))
+        }
+        let scope = credential.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard scope.count == 5, scope[4] == "aws4_request" else {
+            return .failure(.init("Credential must be <key>/<date>/<region>/<service>/aws4_request"))
+        }
+        return .success(SigV4Authorization(
+            accessKeyId: scope[0], date: scope[1], region: scope[2], service: scope[3],
+            signedHeaders: signed.split(separator: ";").map(String.init), signature: signature))
+    }
+
+    var scope: String { "\(date)/\(region)/\(service)/aws4_request" }
+}
+
+public struct SigV4Error: Error, Hashable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+public enum SigV4 {
+    /// Signs `request` in place: adds `x-amz-date` and `Authorization`.
+    public static func sign(_ request: inout SigV4Request, accessKeyId: String, secretAccessKey: String,
+                            region: String, service: String, date: Date = Date()) {
+        let amzDate = amzDateFormat(date)
+        request.headers.removeAll { $0.name.lowercased() == "x-amz-date" || $0.name.lowercased() == "authorization" }
+        request.headers.append((name: "x-amz-date", value: amzDate))
+        let signedHeaders = request.headers.map { $0.name.lowercased() }.sorted()
+        let auth = SigV4Authorization(accessKeyId: accessKeyId, date: String(amzDate.prefix(8)), region: region,
+                                      service: service, signedHeaders: signedHeaders, signature: "")
+        let signature = computeSignature(request: request, authorization: auth, amzDate: amzDate, secretAccessKey: secretAccessKey)
+        request.headers.append((name: "Authorization", value:
+            "AWS4-HMAC-SHA256 Credential=\(accessKeyId)/\(auth.scope), SignedHeaders=\(signedHeaders.joined(separator: ";")), Signature=\(signature)"))
+    }
+
+    /// Checks a signed request against the secret of its access key.
+    /// - Parameters:
+    ///   - secretForKey: the secret of an access key id, or `nil` when the key is unknown.
+    ///   - now: the verifier's clock; requests more than `maxSkew` away are refused.
+    public static func verify(_ request: SigV4Request, secretForKey: (String) -> String?, now: Date = Date(),
+                              maxSkew: TimeInterval = 15 * 60) -> Result<SigV4Authorization, SigV4Error> {
+        guard let header = request.headers.first(where: { $0.name.lowercased() == "authorization" })?.value else {
+            return .failure(.init("the request is not signed: Authorization header missing"))
+        }
+        let auth: SigV4Authorization
+        switch SigV4Authorization.parse(header) {
+        case .failure(let error): return .failure(error)
+        case .success(let parsed): auth = parsed
+        }
+        guard let secret = secretForKey(auth.accessKeyId) else {
+            return .failure(.init("the access key id '\(auth.accessKeyId)' is not known to this server"))
+        }
+        guard let amzDate = request.headers.first(where: { $0.name.lowercased() == "x-amz-date" })?.value,
+              let signedAt = parseAmzDate(amzDate) else {
+            return .failure(.init("X-Amz-Date header missing or not in yyyyMMdd'T'HHmmss'Z' form"))
+        }
+        guard abs(signedAt.timeIntervalSince(now)) <= maxSkew else {
+            return .failure(.init("signature expired: X-Amz-Date \(amzDate) is more than 15 minutes from the server's time"))
+        }
+        guard amzDate.hasPrefix(auth.date) else { return .failure(.init("credential date does not match X-Amz-Date")) }
+        guard auth.signedHeaders.contains("host") else { return .failure(.init("the host header must be signed")) }
+        let expected = computeSignature(request: request, authorization: auth, amzDate: amzDate, secretAccessKey: secret)
+        guard constantTimeEqual(expected, auth.signature) else {
+            return .failure(.init("the request signature does not match the one computed with the secret of '\(auth.accessKeyId)'"))
+        }
+        return .success(auth)
+    }
+
+    static func computeSignature(request: SigV4Request, authorization auth: SigV4Authorization, amzDate: String,
+                                 secretAccessKey: String) -> String {
+        let canonical = canonicalRequest(request, signedHeaders: auth.signedHeaders)
+        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, auth.scope, hex(SHA256.hash(data: Array(canonical.utf8)))]
+            .joined(separator: "\n")
+        var key = SymmetricKey(data: Array("AWS4\(secretAccessKey)".utf8))
+        for part in [auth.date, auth.region, auth.service, "aws4_request"] {
+            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key)))
+        }
+        return hex(HMAC<SHA256>.authenticationCode(for: Array(stringToSign.utf8), using: key))
+    }
+
+    static func canonicalRequest(_ request: SigV4Request, signedHeaders: [String]) -> String {
+        var headerValues: [String: [String]] = [:]
+        for header in request.headers {
+            let collapsed = header.value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            headerValues[header.name.lowercased(), default: []].append(collapsed)
+        }
+        let canonicalHeaders = signedHeaders.map { "\($0):\((headerValues[$0] ?? []).joined(separator: ","))\n" }.joined()
+        return [
+            request.method.uppercased(),
+            canonicalPath(request.path),
+            canonicalQuery(request.query),
+            canonicalHeaders,
+            signedHeaders.joined(separator: ";"),
+            hex(SHA256.hash(data: request.body)),
+        ].joined(separator: "\n")
+    }
+
+    /// Each segment percent-decoded then encoded again with the unreserved set (RFC 3986 §2.3).
+    static func canonicalPath(_ path: String) -> String {
+        guard !path.isEmpty else { return "/" }
+        return path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { uriEncode(String($0).removingPercentEncoding ?? String($0)) }
+            .joined(separator: "/")
+    }
+
+    static func canonicalQuery(_ query: String) -> String {
+        guard !query.isEmpty else { return "" }
+        var pairs: [(key: String, value: String)] = []
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let key = parts[0].removingPercentEncoding ?? parts[0]
+            let value = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
+            pairs.append((uriEncode(key), uriEncode(value)))
+        }
+        pairs.sort { lhs, rhs in lhs.key == rhs.key ? lhs.value < rhs.value : lhs.key < rhs.key }
+        return pairs.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    }
+
+    /// RFC 3986 §2.3 unreserved characters.
+    static let unreserved: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8))
+
+    static func uriEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if unreserved.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    static func amzDateFormat(_ date: Date) -> String {
+        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+    }
+
+    static func parseAmzDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.date(from: text)
+    }
+}

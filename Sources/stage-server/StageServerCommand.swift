@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StageServer
+
+@main
+struct StageServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stage-server",
+        abstract: "Proscenium stage server: IVS-compatible control plane, participant tokens and signaling.",
+        discussion: """
+            Control-plane credentials come from STAGE_ACCESS_KEY_ID and STAGE_SECRET_ACCESS_KEY; when unset, \
+            a pair is generated on first start, stored in the data directory and printed.
+            """)
+
+    @Option(help: "HTTP port for the API, signaling WebSockets, /healthz and /metrics.")
+    var httpPort = 8080
+    @Option(help: "UDP port for media (reserved for the media plane).")
+    var mediaPort = 7880
+    @Option(help: "Directory for the SQLite store, keys and credentials.")
+    var dataDir = "./stage-data"
+    @Option(help: "Base URL clients use to reach this server (default http://127.0.0.1:<http-port>).")
+    var publicURL: String?
+    @Option(help: "Address to listen on.")
+    var host = "0.0.0.0"
+    @Option(help: "AWS region that appears in ARNs.")
+    var region = "us-east-1"
+    @Option(help: "Log format: text or json.")
+    var logFormat = "text"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (1...65535).contains(httpPort) else { throw ValidationError("--http-port must be 1–65535") }
+        guard (1...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 1–65535") }
+        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level '\(logLevel)'") }
+        if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
+            throw ValidationError("--public-url must start with http:// or https://")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let environment = ProcessInfo.processInfo.environment
+        try await StageServerApp.run(ServerConfiguration(
+            host: host, httpPort: httpPort, mediaPort: mediaPort,
+            dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, region: region,
+            accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"]))
+    }
+}

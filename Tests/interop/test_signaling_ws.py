@@ -1,0 +1,59 @@
+"""One end-to-end join over the signaling WebSocket, observed through the control plane."""
+import json
+
+import pytest
+
+
+def test_joined_participant_is_visible_and_operator_disconnect_revokes_its_token(
+        client, make_stage, decode_jwt, ws_connect, recv_type, eventually):
+    import websockets
+
+    arn = make_stage(name="ws-e2e")["arn"]
+    tok = client.create_participant_token(stageArn=arn, userId="alice", attributes={"role": "host"},
+                                          capabilities=["PUBLISH", "SUBSCRIBE"])["participantToken"]
+    pid = tok["participantId"]
+    events_url = decode_jwt(tok["token"])[1]["events_url"]
+    join = json.dumps({"v": 1, "type": "join", "token": tok["token"]})
+
+    ws = ws_connect(events_url)
+    ws.send(join)
+    joined = recv_type(ws, "joined")
+    assert joined["type"] == "joined", joined
+
+    def one_session():
+        sessions = client.list_stage_sessions(stageArn=arn)["stageSessions"]
+        assert len(sessions) == 1, sessions
+        return sessions[0]["sessionId"]
+
+    session_id = eventually(one_session)
+    assert joined.get("sessionId", session_id) == session_id
+
+    def connected():
+        participants = client.list_participants(stageArn=arn, sessionId=session_id)["participants"]
+        assert [(p["participantId"], p["state"]) for p in participants] == [(pid, "CONNECTED")], participants
+
+    eventually(connected)
+    participant = client.get_participant(stageArn=arn, sessionId=session_id, participantId=pid)["participant"]
+    assert participant["userId"] == "alice" and participant["attributes"] == {"role": "host"}
+    events = client.list_participant_events(stageArn=arn, sessionId=session_id, participantId=pid)["events"]
+    assert "JOINED" in [e["name"] for e in events], events
+
+    client.disconnect_participant(stageArn=arn, participantId=pid, reason="bye")
+    disconnect = recv_type(ws, "disconnect")
+    assert disconnect["type"] == "disconnect" and disconnect["reason"] == "disconnectedByOperator", disconnect
+    with pytest.raises(websockets.exceptions.ConnectionClosed):
+        while True:  # anything after `disconnect` is tolerated, but the server must close the socket
+            ws.recv(timeout=10)
+
+    def disconnected():
+        participants = client.list_participants(stageArn=arn, sessionId=session_id,
+                                                filterByState="DISCONNECTED")["participants"]
+        assert pid in [p["participantId"] for p in participants], participants
+
+    eventually(disconnected)
+
+    again = ws_connect(events_url)
+    again.send(join)
+    refused = recv_type(again, "joined")
+    assert refused["type"] == "error" and refused["code"] == 4012, refused
+
