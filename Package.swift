@@ -49,6 +49,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict),
+        // Client of the IVS control-plane API (SigV4-signed), for the CLI, the benchmark and tests.
+        .target(name: "StageControl", dependencies: ["StageProtocol", "StageSigV4"], swiftSettings: strict),
         .target(
             name: "StageKit",
             dependencies: [
@@ -67,20 +69,20 @@ let package = Package(
         .executableTarget(
             name: "stage",
             dependencies: [
-                "StageKit", "StageProtocol", "StageSigV4",
+                "StageKit", "StageProtocol", "StageControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "stage-bench",
             dependencies: [
-                "StageKit", "StageProtocol", "StageSigV4",
+                "StageKit", "StageProtocol", "StageControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol"]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["StageKit", "StageProtocol", "StageSigV4"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["StageKit", "StageProtocol", "StageControl", "StageServer"]),
     ]
 )

@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import NIOCore
+import StageProtocol
+import WSClient
+
+/// The client end of the signaling WebSocket: frames out from a queue, decoded messages in
+/// as a stream. It knows nothing about stages; `Stage` gives the messages meaning.
+final class SignalingChannel: Sendable {
+    enum Event: Sendable {
+        case message(ServerMessage)
+        /// The socket ended; `error` says why when it was not a clean close.
+        case closed(StageError?)
+    }
+
+    let events: AsyncStream<Event>
+    private let outgoing: AsyncStream<String>.Continuation
+    private let eventSink: AsyncStream<Event>.Continuation
+    private let task: Task<Void, Never>
+
+    init(url: String, logger: Logger = Logger(label: "proscenium.stagekit")) {
+        let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: String.self)
+        self.events = events
+        self.eventSink = eventSink
+        self.outgoing = outgoing
+        task = Task {
+            let codec = SignalCodec()
+            do {
+                let configuration = WebSocketClientConfiguration(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .disabled)
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                    let writer = Task {
+                        for await text in outgoingStream {
+                            try? await outbound.write(.text(text))
+                        }
+                        try? await outbound.close(.normalClosure, reason: nil)
+                    }
+                    defer { writer.cancel() }
+                    for try await frame in inbound.messages(maxSize: ProtocolVersion.maxMessageBytes) {
+                        guard case .text(let text) = frame, let message = try? codec.decodeServer(text) else {
+                            logger.warning("ignoring an unreadable signaling frame")
+                            continue
+                        }
+                        eventSink.yield(.message(message))
+                    }
+                }
+                eventSink.yield(.closed(nil))
+            } catch {
+                eventSink.yield(.closed(StageError(code: .connectionFailed, message: "signaling socket \(url): \(error)")))
+            }
+            eventSink.finish()
+        }
+    }
+
+    func send(_ message: ClientMessage) {
+        guard let text = try? SignalCodec().encode(message) else { return }
+        outgoing.yield(text)
+    }
+
+    /// Closes the socket after the queued frames are written.
+    func close() { outgoing.finish() }
+
+    deinit {
+        outgoing.finish()
+        task.cancel()
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import StageProtocol
+
+/// Handling what the server says.
+extension Stage {
+    func receive(_ event: SignalingChannel.Event) {
+        switch event {
+        case .closed(let error):
+            guard channel != nil else { return }
+            tearDown(error: error ?? StageError(code: .connectionFailed, message: "the signaling socket closed"))
+        case .message(let message):
+            receive(message)
+        }
+    }
+
+    func receive(_ message: ServerMessage) {
+        switch message {
+        case .joined(let joined): didJoin(joined)
+        case .participantJoined(let publisher):
+            addRemote(publisher)
+            applyStrategy(forNewPublisher: publisher.participant.participantId)
+        case .participantLeft(let left): removeRemote(left.participantId)
+        case .streamsChanged(let change): remoteStreamsChanged(change)
+        case .muteChanged(let change): remoteMuteChanged(change)
+        case .publishState(let state): localPublishStateChanged(state)
+        case .subscribeState(let state): subscribeStateChanged(state)
+        case .error(let error): refused(error)
+        case .disconnect(let disconnect):
+            tearDown(error: StageError(code: .disconnected(disconnect.reason), message: disconnect.message))
+        case .pong, .sdpAnswer: break
+        }
+    }
+
+    private func didJoin(_ joined: ServerMessage.Joined) {
+        guard let waiter = joinWaiter else { return }
+        joinWaiter = nil
+        local = ParticipantInfo(joined.participant, isLocal: true)
+        setConnectionState(.connected, error: nil)
+        let info = local
+        render { $0.stage(self, participantDidJoin: info) }
+        for publisher in joined.publishers { addRemote(publisher) }
+        startPinging(every: joined.pingIntervalSeconds)
+        waiter.resume()
+        refreshStrategy()
+    }
+
+    private func startPinging(every seconds: Int) {
+        pingTask = Task { [weak self] in
+            var nonce = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(max(1, seconds)))
+                nonce += 1
+                self?.channel?.send(.ping(.init(nonce: nonce)))
+            }
+        }
+    }
+
+    func addRemote(_ publisher: PublisherDescriptor) {
+        let id = publisher.participant.participantId
+        guard remotes[id] == nil, id != localParticipantId else { return }
+        let remote = RemoteParticipant(info: ParticipantInfo(publisher.participant, isLocal: false, publishState: .published),
+                                       streams: publisher.streams)
+        remotes[id] = remote
+        remoteOrder.append(id)
+        let info = remote.info
+        render { $0.stage(self, participantDidJoin: info) }
+        render { $0.stage(self, participant: info, didChange: ParticipantPublishState.published) }
+    }
+
+    /// The publisher stopped publishing or left: its streams go, then the participant.
+    func removeRemote(_ id: String) {
+        guard var remote = remotes[id] else { return }
+        let removed = remote.received.compactMap { remote.stageStreams[$0] }
+        remote.received = []
+        remotes[id] = remote
+        if !removed.isEmpty {
+            let info = remote.info
+            render { $0.stage(self, participant: info, didRemove: removed) }
+        }
+        setSubscribeState(id, .notSubscribed)
+        applied.subscriptions[id] = nil
+        remote = remotes[id] ?? remote
+        remote.info.publishState = .notPublished
+        remotes[id] = nil
+        remoteOrder.removeAll { $0 == id }
+        let info = remote.info
+        render { $0.stage(self, participant: info, didChange: ParticipantPublishState.notPublished) }
+        render { $0.stage(self, participantDidLeave: info) }
+    }
+
+    private func remoteStreamsChanged(_ change: ServerMessage.StreamsChanged) {
+        guard var remote = remotes[change.participantId] else { return }
+        remote.streams = change.streams
+        remotes[change.participantId] = remote
+        guard let type = applied.subscriptions[change.participantId], remote.info.subscribeState == .subscribed else { return }
+        updateReceived(change.participantId, to: change.streams.filter { type.includes($0.kind) })
+    }
+
+    private func remoteMuteChanged(_ change: ServerMessage.StreamsChanged) {
+        guard var remote = remotes[change.participantId] else { return }
+        var changed: [StageStream] = []
+        for descriptor in change.streams {
+            if let index = remote.streams.firstIndex(where: { $0.streamId == descriptor.streamId }) { remote.streams[index].muted = descriptor.muted }
+            if remote.received.contains(descriptor.streamId) { changed.append(remote.stream(for: descriptor)) }
+        }
+        remotes[change.participantId] = remote
+        guard !changed.isEmpty else { return }
+        let info = remote.info
+        render { $0.stage(self, participant: info, didChangeMutedStreams: changed) }
+    }
+
+    /// Makes the received streams of a publisher `streams`, reporting removals, then additions.
+    func updateReceived(_ id: String, to streams: [StreamDescriptor]) {
+        guard var remote = remotes[id] else { return }
+        let newIds = streams.map(\.streamId)
+        let removed = remote.received.filter { !newIds.contains($0) }.compactMap { remote.stageStreams[$0] }
+        let added = streams.filter { !remote.received.contains($0.streamId) }.map { remote.stream(for: $0) }
+        remote.received = newIds
+        remotes[id] = remote
+        let info = remote.info
+        if !removed.isEmpty { render { $0.stage(self, participant: info, didRemove: removed) } }
+        if !added.isEmpty { render { $0.stage(self, participant: info, didAdd: added) } }
+    }
+
+    private func subscribeStateChanged(_ state: ServerMessage.SubscribeState) {
+        if let requestId = state.requestId { pending[requestId] = nil }
+        let id = state.participantId
+        guard remotes[id] != nil else { return }
+        switch state.state {
+        case .subscribed:
+            setSubscribeState(id, .subscribed)
+            updateReceived(id, to: state.streams)
+        case .notSubscribed:
+            updateReceived(id, to: [])
+            setSubscribeState(id, .notSubscribed)
+        }
+    }
+
+    private func localPublishStateChanged(_ state: ServerMessage.PublishState) {
+        if let requestId = state.requestId { pending[requestId] = nil }
+        let before = confirmedLocal
+        confirmedLocal = state.state == .published ? state.streams : []
+        let beforeIds = before.map(\.streamId), afterIds = confirmedLocal.map(\.streamId)
+        let removed = localStreams.filter { beforeIds.contains($0.streamId) && !afterIds.contains($0.streamId) }
+        let added = localStreams.filter { afterIds.contains($0.streamId) && !beforeIds.contains($0.streamId) }
+        let muted = localStreams.filter { stream in
+            guard let old = before.first(where: { $0.streamId == stream.streamId }),
+                  let new = confirmedLocal.first(where: { $0.streamId == stream.streamId }) else { return false }
+            return old.muted != new.muted
+        }
+        if !removed.isEmpty { let info = local; render { $0.stage(self, participant: info, didRemove: removed) } }
+        setLocalPublishState(state.state == .published ? .published : .notPublished)
+        let info = local
+        if !added.isEmpty { render { $0.stage(self, participant: info, didAdd: added) } }
+        if !muted.isEmpty { render { $0.stage(self, participant: info, didChangeMutedStreams: muted) } }
+    }
+
+    /// A request was refused: undo what it assumed and tell the error delegate.
+    private func refused(_ error: ServerMessage.SignalError) {
+        let stageError = StageError(code: .server(error.code), message: error.message)
+        if joinWaiter != nil {
+            tearDown(error: stageError)
+            return
+        }
+        if let requestId = error.requestId, let request = pending.removeValue(forKey: requestId) {
+            switch request {
+            case .publish:
+                applied.published = confirmedLocal.isEmpty ? nil : confirmedLocal
+                setLocalPublishState(confirmedLocal.isEmpty ? .notPublished : .published)
+            case .unpublish:
+                applied.published = confirmedLocal.isEmpty ? nil : confirmedLocal
+            case .subscribe(let participantId, _):
+                applied.subscriptions[participantId] = nil
+                if remotes[participantId]?.received.isEmpty ?? true { setSubscribeState(participantId, .notSubscribed) }
+            }
+        }
+        reportError(stageError)
+    }
+
+    /// Ends the session locally: streams removed, participants gone, then disconnected.
+    func tearDown(error: StageError?) {
+        pingTask?.cancel()
+        pingTask = nil
+        let channel = self.channel
+        self.channel = nil
+        channel?.close()
+        let wasJoined = joinWaiter == nil && connectionState == .connected
+        if wasJoined {
+            for id in remoteOrder { removeRemote(id) }
+            let info = local
+            let published = publishedStreams
+            if !published.isEmpty { render { $0.stage(self, participant: info, didRemove: published) } }
+            confirmedLocal = []
+            setLocalPublishState(.notPublished)
+            let leaving = local
+            render { $0.stage(self, participantDidLeave: leaving) }
+        }
+        remotes = [:]
+        remoteOrder = []
+        applied = StrategyState()
+        pending = [:]
+        confirmedLocal = []
+        for stream in localStreams { stream.stage = nil }
+        setConnectionState(.disconnected, error: error)
+        if let waiter = joinWaiter {
+            joinWaiter = nil
+            waiter.resume(throwing: error ?? StageError(code: .connectionFailed, message: "join: the connection closed"))
+        }
+        eventsTask?.cancel()
+        eventsTask = nil
+    }
+}

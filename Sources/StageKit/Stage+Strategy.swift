@@ -1,0 +1,80 @@
+import StageProtocol
+
+/// Turning the strategy's answers into requests.
+extension Stage {
+    /// What the strategy wants now. Publishing is asked only when the token grants PUBLISH.
+    func desiredState() -> StrategyState {
+        var desired = StrategyState()
+        if local.capabilities.allowPublish, strategy.stage(self, shouldPublishParticipant: local) {
+            let streams = strategy.stage(self, streamsToPublishForParticipant: local)
+            if !streams.isEmpty {
+                adoptLocalStreams(streams)
+                desired.published = streams.map(\.descriptor)
+            }
+        }
+        for id in remoteOrder {
+            guard let remote = remotes[id] else { continue }
+            let type = strategy.stage(self, shouldSubscribeToParticipant: remote.info)
+            if type != .none { desired.subscriptions[id] = type }
+        }
+        return desired
+    }
+
+    /// Asks the strategy about one new publisher only, as IVS does when a participant appears.
+    func applyStrategy(forNewPublisher participantId: String) {
+        guard let remote = remotes[participantId] else { return }
+        var desired = applied
+        desired.subscriptions[participantId] = strategy.stage(self, shouldSubscribeToParticipant: remote.info)
+        perform(StrategyDiff.actions(from: applied, to: StrategyState(published: desired.published, subscriptions: desired.subscriptions),
+                                     publishers: [participantId]))
+    }
+
+    /// The streams the strategy returned become the ones whose `setMuted` reaches this stage.
+    func adoptLocalStreams(_ streams: [LocalStageStream]) {
+        for old in localStreams where !streams.contains(where: { $0 === old }) { old.stage = nil }
+        for stream in streams { stream.stage = self }
+        localStreams = streams
+    }
+
+    func perform(_ actions: [StrategyAction]) {
+        guard let channel else { return }
+        strategyRequestsSent += actions.count
+        for action in actions {
+            switch action {
+            case .publish(let streams):
+                let requestId = makeRequestId()
+                pending[requestId] = .publish
+                applied.published = streams
+                setLocalPublishState(local.publishState == .published ? .published : .attemptingPublish)
+                channel.send(.publish(.init(requestId: requestId, streams: streams)))
+            case .unpublish:
+                let requestId = makeRequestId()
+                pending[requestId] = .unpublish
+                applied.published = nil
+                channel.send(.unpublish(.init(requestId: requestId)))
+            case .mute(let streamId, let muted):
+                setAppliedMute(streamId: streamId, muted: muted)
+                channel.send(.mute(.init(streamId: streamId, muted: muted)))
+            case .subscribe(let participantId, let type):
+                let requestId = makeRequestId()
+                pending[requestId] = .subscribe(participantId: participantId, type: type)
+                applied.subscriptions[participantId] = type == .none ? nil : type
+                if type != .none, remotes[participantId]?.info.subscribeState == .notSubscribed {
+                    setSubscribeState(participantId, .attemptingSubscribe)
+                }
+                channel.send(.subscribe(.init(requestId: requestId, participantId: participantId, subscribeType: type)))
+            }
+        }
+    }
+
+    func setAppliedMute(streamId: String, muted: Bool) {
+        guard let index = applied.published?.firstIndex(where: { $0.streamId == streamId }) else { return }
+        applied.published?[index].muted = muted
+    }
+
+    /// `LocalStageStream.setMuted` on a stream this stage publishes.
+    func localStreamMuteChanged(_ stream: LocalStageStream) {
+        guard connectionState == .connected, applied.published?.contains(where: { $0.streamId == stream.streamId }) == true else { return }
+        perform([.mute(streamId: stream.streamId, muted: stream.isMuted)])
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import StageProtocol
+
+/// A stage session (IVS `IVSStage`): joins with a participant token, applies what the strategy
+/// wants, and reports what happens to the renderers.
+///
+/// Everything runs on the main actor: the strategy is asked there and every renderer and
+/// error-delegate callback is delivered there, in event order.
+@MainActor
+public final class Stage {
+    public static let sdkVersion = "0.1.0"
+
+    public let token: String
+    public let strategy: any StageStrategy
+    public weak var errorDelegate: (any StageErrorDelegate)?
+    public internal(set) var connectionState: StageConnectionState = .disconnected
+    /// Publish, unpublish, mute and subscribe requests sent so far: what `refreshStrategy()` cost.
+    public internal(set) var strategyRequestsSent = 0
+    /// The participant id of this client (the token's `jti`).
+    public let localParticipantId: String
+
+    let claims: ParticipantTokenClaims
+    var renderers: [WeakRenderer] = []
+    var channel: SignalingChannel?
+    var eventsTask: Task<Void, Never>?
+    var pingTask: Task<Void, Never>?
+    var joinWaiter: CheckedContinuation<Void, any Error>?
+
+    /// The local participant as the server confirmed it.
+    var local: ParticipantInfo
+    /// Streams last returned by the strategy for publishing.
+    var localStreams: [LocalStageStream] = []
+    /// The local streams the server confirmed as published.
+    var confirmedLocal: [StreamDescriptor] = []
+    /// Remote participants that publish, in the order they appeared.
+    var remotes: [String: RemoteParticipant] = [:]
+    var remoteOrder: [String] = []
+    /// What the SDK has requested (sent, possibly not yet answered).
+    var applied = StrategyState()
+    var pending: [String: PendingRequest] = [:]
+    var nextRequest = 0
+
+    enum PendingRequest {
+        case publish
+        case unpublish
+        case subscribe(participantId: String, type: SubscribeType)
+    }
+
+    struct WeakRenderer {
+        weak var renderer: (any StageRenderer)?
+    }
+
+    /// - Throws: `StageError` with `.invalidToken` when the token is not a participant token.
+    public init(token: String, strategy: any StageStrategy) throws {
+        do {
+            claims = try ParticipantTokenClaims.decodeUnverified(token)
+        } catch {
+            throw StageError(code: .invalidToken, message: "\(error)")
+        }
+        self.token = token
+        self.strategy = strategy
+        localParticipantId = claims.jti
+        local = ParticipantInfo(ParticipantDescriptor(participantId: claims.jti, userId: claims.userId ?? "",
+                                                      attributes: claims.attributes ?? [:], capabilities: claims.capabilities),
+                                isLocal: true)
+    }
+
+    /// Renderers are held weakly; keep a reference to them.
+    public func addRenderer(_ renderer: any StageRenderer) {
+        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
+        renderers.append(WeakRenderer(renderer: renderer))
+    }
+
+    public func removeRenderer(_ renderer: any StageRenderer) {
+        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
+    }
+
+    /// Connects, waits for the server to admit the token, then applies the strategy:
+    /// subscribes to current publishers and publishes if the strategy says so.
+    /// - Throws: `StageError` when the server refuses the token or cannot be reached.
+    public func join(timeout: Duration = .seconds(10)) async throws {
+        guard connectionState == .disconnected else {
+            throw StageError(code: .server(.alreadyJoined), message: "join: the stage is already \(connectionState)")
+        }
+        setConnectionState(.connecting, error: nil)
+        let channel = SignalingChannel(url: claims.eventsURL)
+        self.channel = channel
+        eventsTask = Task { [weak self] in
+            for await event in channel.events { self?.receive(event) }
+        }
+        channel.send(.join(.init(token: token, client: ClientDescription(sdkVersion: Self.sdkVersion, osName: "Linux",
+                                                                        osVersion: ProcessInfo.processInfo.operatingSystemVersionString))))
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self?.failJoin(StageError(code: .timedOut, message: "join: no answer from the server in \(timeout)"))
+        }
+        defer { timer.cancel() }
+        try await withCheckedThrowingContinuation { joinWaiter = $0 }
+    }
+
+    /// Leaves the stage: every stream is removed and every participant leaves, through the renderers.
+    public func leave() {
+        guard let channel else { return }
+        channel.send(.leave)
+        channel.close()
+        tearDown(error: nil)
+    }
+
+    /// Asks the strategy again and applies only what changed; an unchanged strategy sends nothing.
+    public func refreshStrategy() {
+        guard connectionState == .connected else { return }
+        perform(StrategyDiff.actions(from: applied, to: desiredState(), publishers: Set(remotes.keys)))
+    }
+
+    /// The streams the local participant publishes now, as confirmed by the server.
+    public var publishedStreams: [LocalStageStream] {
+        localStreams.filter { stream in confirmedLocal.contains { $0.streamId == stream.streamId } }
+    }
+
+    func makeRequestId() -> String {
+        nextRequest += 1
+        return "r\(nextRequest)"
+    }
+
+    func failJoin(_ error: StageError) {
+        guard joinWaiter != nil else { return }
+        tearDown(error: error)
+    }
+}
+
+/// A remote participant that publishes, and what this client receives from it.
+struct RemoteParticipant {
+    var info: ParticipantInfo
+    var streams: [StreamDescriptor]
+    /// One object per stream id, so renderers see the same instance in add, mute and remove.
+    var stageStreams: [String: StageStream] = [:]
+    /// Stream ids currently received.
+    var received: [String] = []
+
+    @MainActor
+    mutating func stream(for descriptor: StreamDescriptor) -> StageStream {
+        if let existing = stageStreams[descriptor.streamId] {
+            existing.isMuted = descriptor.muted
+            return existing
+        }
+        let created = StageStream(streamId: descriptor.streamId, kind: descriptor.kind, isMuted: descriptor.muted)
+        stageStreams[descriptor.streamId] = created
+        return created
+    }
+}

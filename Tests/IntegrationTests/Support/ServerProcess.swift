@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StageControl
+
+/// A real `stage-server` process on loopback with its own data directory, for one test.
+final class ServerProcess: @unchecked Sendable {
+    static let accessKeyId = "AKIDINTEGRATION"
+    static let secretAccessKey = "integration-secret"
+
+    let port: Int
+    let dataDirectory: URL
+    let logFile: URL
+    private var process: Process?
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var api: ControlPlaneClient {
+        ControlPlaneClient(endpoint: baseURL, accessKeyId: Self.accessKeyId, secretAccessKey: Self.secretAccessKey)
+    }
+
+    /// The `stage-server` built beside the test bundle, or `STAGE_SERVER_BIN`.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["STAGE_SERVER_BIN"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stage-server")
+    }
+
+    init(dataDirectory: URL? = nil) throws {
+        port = try FreePort.tcp()
+        self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("proscenium-test-\(UUID().uuidString)", isDirectory: true)
+        logFile = self.dataDirectory.appendingPathExtension("log")
+    }
+
+    /// Starts the process and waits for `/healthz`.
+    func start() async throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--http-port", "\(port)", "--data-dir", dataDirectory.path, "--host", "127.0.0.1",
+                             "--media-port", "\(try FreePort.udp())", "--log-level", "notice"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STAGE_ACCESS_KEY_ID"] = Self.accessKeyId
+        environment["STAGE_SECRET_ACCESS_KEY"] = Self.secretAccessKey
+        process.environment = environment
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        try log.seekToEnd()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw ServerError.exited(logTail()) }
+            if await healthy() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerError.notReady(logTail())
+    }
+
+    /// SIGTERM, then wait for the process to exit.
+    func stop() {
+        guard let process, process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    func restart() async throws {
+        stop()
+        try await start()
+    }
+
+    func healthy() async -> Bool {
+        guard let (_, response) = try? await URLSession.shared.data(from: baseURL.appendingPathComponent("healthz")) else { return false }
+        return (response as? HTTPURLResponse)?.statusCode == 200
+    }
+
+    func metrics() async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func logTail() -> String {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        return String(text.suffix(3000))
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: dataDirectory)
+        try? FileManager.default.removeItem(at: logFile)
+    }
+
+    enum ServerError: Error, CustomStringConvertible {
+        case exited(String)
+        case notReady(String)
+        var description: String {
+            switch self {
+            case .exited(let log): "stage-server exited during start:\n\(log)"
+            case .notReady(let log): "stage-server not healthy after 30 s:\n\(log)"
+            }
+        }
+    }
+}
+
+/// Ports the kernel hands out for binding to 127.0.0.1:0.
+enum FreePort {
+    static func tcp() throws -> Int { try bind(type: Int32(SOCK_STREAM.rawValue)) }
+    static func udp() throws -> Int { try bind(type: Int32(SOCK_DGRAM.rawValue)) }
+
+    private static func bind(type: Int32) throws -> Int {
+        let fd = socket(AF_INET, type, 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                Glibc.bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
