@@ -83,6 +83,11 @@ let package = Package(
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol"]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["StageKit", "StageProtocol", "StageControl", "StageServer"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "StageKit", "StageProtocol", "StageControl", "StageServer",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ]),
     ]
 )

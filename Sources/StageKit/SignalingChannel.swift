@@ -54,6 +54,11 @@ final class SignalingChannel: Sendable {
 
     func send(_ message: ClientMessage) {
         guard let text = try? SignalCodec().encode(message) else { return }
+        sendText(text)
+    }
+
+    /// Sends a text frame as is (tests use it to send malformed frames).
+    func sendText(_ text: String) {
         outgoing.yield(text)
     }
 

@@ -29,6 +29,8 @@ struct StageServerCommand: AsyncParsableCommand {
     var logFormat = "text"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
+    @Flag(help: .hidden)
+    var exitWhenStdinCloses = false
 
     func validate() throws {
         guard (1...65535).contains(httpPort) else { throw ValidationError("--http-port must be 1–65535") }
@@ -48,6 +50,7 @@ struct StageServerCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        if exitWhenStdinCloses { ParentWatch.exitWhenStdinCloses() }
         let environment = ProcessInfo.processInfo.environment
         try await StageServerApp.run(ServerConfiguration(
             host: host, httpPort: httpPort, mediaPort: mediaPort,

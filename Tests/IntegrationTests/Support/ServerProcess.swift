@@ -13,6 +13,8 @@ final class ServerProcess: @unchecked Sendable {
     let dataDirectory: URL
     let logFile: URL
     private var process: Process?
+    /// The server's stdin: it exits when this closes, even if the test process crashes.
+    private var lifeline: Pipe?
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var api: ControlPlaneClient {
@@ -37,7 +39,7 @@ final class ServerProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["--http-port", "\(port)", "--data-dir", dataDirectory.path, "--host", "127.0.0.1",
-                             "--media-port", "\(try FreePort.udp())", "--log-level", "notice"]
+                             "--media-port", "\(try FreePort.udp())", "--log-level", "notice", "--exit-when-stdin-closes"]
         var environment = ProcessInfo.processInfo.environment
         environment["STAGE_ACCESS_KEY_ID"] = Self.accessKeyId
         environment["STAGE_SECRET_ACCESS_KEY"] = Self.secretAccessKey
@@ -47,6 +49,9 @@ final class ServerProcess: @unchecked Sendable {
         try log.seekToEnd()
         process.standardOutput = log
         process.standardError = log
+        let lifeline = Pipe()
+        process.standardInput = lifeline
+        self.lifeline = lifeline
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + .seconds(30)
