@@ -253,23 +253,32 @@ import Testing
 
     static func at(_ offset: Duration) -> ContinuousClock.Instant { t0.advanced(by: offset) }
 
+    /// Holds a limiter so `#expect` (which cannot call mutating members) can take tokens.
+    final class Bucket {
+        var limiter: RateLimiter
+        init(_ limiter: RateLimiter) { self.limiter = limiter }
+        func allow(_ now: ContinuousClock.Instant) -> Bool { limiter.allow(now: now) }
+    }
+
     @Test("burst, then refusal, then refill as time passes")
     func burstRefusalRefill() {
-        var limiter = RateLimiter(rate: 50, burst: 100, now: Self.t0)
+        let bucket = Bucket(RateLimiter(rate: 50, burst: 100, now: Self.t0))
         // The whole burst is available at once.
-        for i in 0..<100 { #expect(limiter.allow(now: Self.t0), "message \(i) of the burst") }
+        for i in 0..<100 {
+            #expect(bucket.allow(Self.t0), "message \(i) of the burst")
+        }
         // The 101st at the same instant is refused, and refusals do not go negative.
-        #expect(!limiter.allow(now: Self.t0))
-        #expect(!limiter.allow(now: Self.t0))
+        #expect(!bucket.allow(Self.t0))
+        #expect(!bucket.allow(Self.t0))
         // 30 ms at 50/s refill 1.5 tokens: one message passes, the next is refused.
-        #expect(limiter.allow(now: Self.at(.milliseconds(30))))
-        #expect(!limiter.allow(now: Self.at(.milliseconds(30))))
+        #expect(bucket.allow(Self.at(.milliseconds(30))))
+        #expect(!bucket.allow(Self.at(.milliseconds(30))))
         // 20 ms more add 1.0 to the remaining 0.5: one more passes.
-        #expect(limiter.allow(now: Self.at(.milliseconds(50))))
-        #expect(!limiter.allow(now: Self.at(.milliseconds(50))))
+        #expect(bucket.allow(Self.at(.milliseconds(50))))
+        #expect(!bucket.allow(Self.at(.milliseconds(50))))
         // Ten seconds would be 500 tokens, but the bucket holds only the burst.
         var passed = 0
-        while limiter.allow(now: Self.at(.seconds(10))) { passed += 1; if passed > 1000 { break } }
+        while bucket.allow(Self.at(.seconds(10))) { passed += 1; if passed > 1000 { break } }
         #expect(passed == 100)
     }
 
@@ -278,7 +287,9 @@ import Testing
         var limiter = RateLimiter(rate: 50, burst: 1, now: Self.t0)
         // One message every 20 ms (50/s) for 5 seconds; each arrives after a full refill.
         var refused = 0
-        for i in 1...250 where !limiter.allow(now: Self.at(.milliseconds(20 * i) + .microseconds(1))) { refused += 1 }
+        for i in 1...250 {
+            if !limiter.allow(now: Self.at(.milliseconds(20 * i) + .microseconds(1))) { refused += 1 }
+        }
         #expect(refused == 0)
     }
 
@@ -291,12 +302,12 @@ import Testing
         (10.0, 5.0, 0.05, 0),      // half a token is not enough
     ])
     func refillAfterPause(_ rate: Double, _ burst: Double, _ pause: Double, _ allowed: Int) {
-        var limiter = RateLimiter(rate: rate, burst: burst, now: Self.t0)
-        for _ in 0..<Int(burst) { _ = limiter.allow(now: Self.t0) }
-        #expect(!limiter.allow(now: Self.t0))
+        let bucket = Bucket(RateLimiter(rate: rate, burst: burst, now: Self.t0))
+        for _ in 0..<Int(burst) { _ = bucket.allow(Self.t0) }
+        #expect(!bucket.allow(Self.t0))
         let later = Self.at(.seconds(pause))
         var passed = 0
-        while limiter.allow(now: later) { passed += 1; if passed > 10_000 { break } }
+        while bucket.allow(later) { passed += 1; if passed > 10_000 { break } }
         #expect(passed == allowed)
     }
 
