@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "stage-server",
             dependencies: [
-                "StageServer",
+                "StageServer", "StageControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

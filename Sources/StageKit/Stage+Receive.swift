@@ -27,7 +27,8 @@ extension Stage {
         case .error(let error): refused(error)
         case .disconnect(let disconnect):
             tearDown(error: StageError(code: .disconnected(disconnect.reason), message: disconnect.message))
-        case .pong, .sdpAnswer: break
+        case .pong(let pong): pingWaiters.removeValue(forKey: pong.nonce)?.resume(returning: true)
+        case .sdpAnswer: break
         }
     }
 
@@ -206,6 +207,8 @@ extension Stage {
             joinWaiter = nil
             waiter.resume(throwing: error ?? StageError(code: .connectionFailed, message: "join: the connection closed"))
         }
+        for waiter in pingWaiters.values { waiter.resume(returning: false) }
+        pingWaiters = [:]
         eventsTask?.cancel()
         eventsTask = nil
     }

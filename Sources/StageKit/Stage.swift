@@ -39,6 +39,7 @@ public final class Stage {
     var applied = StrategyState()
     var pending: [String: PendingRequest] = [:]
     var nextRequest = 0
+    var pingWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
 
     enum PendingRequest {
         case publish
@@ -116,6 +117,23 @@ public final class Stage {
     /// The streams the local participant publishes now, as confirmed by the server.
     public var publishedStreams: [LocalStageStream] {
         localStreams.filter { stream in confirmedLocal.contains { $0.streamId == stream.streamId } }
+    }
+
+    /// Sends a signaling ping and waits for its pong: true when it came back within `timeout`.
+    /// The time this takes is the signaling round trip.
+    public func roundTrip(timeout: Duration = .seconds(5)) async -> Bool {
+        guard let channel, connectionState == .connected else { return false }
+        nextRequest += 1
+        let nonce = 1_000_000 + nextRequest
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.pingWaiters.removeValue(forKey: nonce)?.resume(returning: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            pingWaiters[nonce] = continuation
+            channel.send(.ping(.init(nonce: nonce)))
+        }
     }
 
     func makeRequestId() -> String {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StageControl
 import StageServer
 
 @main
@@ -51,6 +52,7 @@ struct StageServerCommand: AsyncParsableCommand {
             return handler
         }
         if exitWhenStdinCloses { ParentWatch.exitWhenStdinCloses() }
+        ProcessLimits.raiseOpenFileLimit()
         let environment = ProcessInfo.processInfo.environment
         try await StageServerApp.run(ServerConfiguration(
             host: host, httpPort: httpPort, mediaPort: mediaPort,

@@ -12,7 +12,7 @@ import StageServer
 struct BadSignalingInputTests {
     @MainActor
     struct Fixture {
-        let server: ServerProcess
+        let server: LocalStageServer
         let stage: IVSAPIStage
         let bystander: RawSocket
         var api: ControlPlaneClient { server.api }

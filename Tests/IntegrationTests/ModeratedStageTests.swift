@@ -30,7 +30,7 @@ struct ModeratedStageTests {
 
     @Test("host, guest and moderator see exactly the IVS renderer sequence; nobody sees the moderator")
     func moderatedStage() async throws {
-        let server = try ServerProcess()
+        let server = try LocalStageServer()
         try await server.start()
         let api = server.api
         let stageArn = try await api.createStage(name: "moderated").arn

@@ -243,7 +243,7 @@ import Testing
         #"{"duration": 20160}"#,                                      // 14 days
         #"{"duration": 60.0}"#,                                       // an integral number written with a fraction
         #"{"userId": ""}"#,                                           // empty user id
-        #"{"capabilities": []}"#,                                     // no capability listed
+        #"{"capabilities": ["SUBSCRIBE", "PUBLISH"]}"#,               // both, in either order
     ])
     func tokenRequestBoundariesAccepted(_ json: String) {
         #expect(throws: Never.self) { try Self.tokenRequest(json) }

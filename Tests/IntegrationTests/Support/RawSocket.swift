@@ -1,4 +1,5 @@
 import Foundation
+import StageControl
 @testable import StageKit
 import StageProtocol
 
@@ -59,11 +60,11 @@ final class RawSocket {
 
 /// One server for a whole test process, started on first use.
 enum SharedServer {
-    @MainActor static var started: ServerProcess?
+    @MainActor static var started: LocalStageServer?
 
-    @MainActor static func get() async throws -> ServerProcess {
+    @MainActor static func get() async throws -> LocalStageServer {
         if let started { return started }
-        let server = try ServerProcess()
+        let server = try LocalStageServer()
         try await server.start()
         started = server
         return server

@@ -1,33 +1,35 @@
-import Foundation
+public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import StageControl
 
-/// A real `stage-server` process on loopback with its own data directory, for one test.
-final class ServerProcess: @unchecked Sendable {
-    static let accessKeyId = "AKIDINTEGRATION"
-    static let secretAccessKey = "integration-secret"
+/// A real `stage-server` process on loopback with its own data directory, for tests and the
+/// benchmark. It exits when this object goes away, or when the process that started it dies.
+public final class LocalStageServer: @unchecked Sendable {
+    public static let accessKeyId = "AKIDLOCALSERVER"
+    public static let secretAccessKey = "local-server-secret"
 
-    let port: Int
-    let dataDirectory: URL
-    let logFile: URL
+    public let port: Int
+    public let dataDirectory: URL
+    public let logFile: URL
+    public let binary: URL
     private var process: Process?
     /// The server's stdin: it exits when this closes, even if the test process crashes.
     private var lifeline: Pipe?
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    var api: ControlPlaneClient {
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var api: ControlPlaneClient {
         ControlPlaneClient(endpoint: baseURL, accessKeyId: Self.accessKeyId, secretAccessKey: Self.secretAccessKey)
     }
 
-    /// The `stage-server` built beside the test bundle, or `STAGE_SERVER_BIN`.
-    static var binary: URL {
+    /// The `stage-server` built beside the running executable (test bundle or tool), or `STAGE_SERVER_BIN`.
+    public static var defaultBinary: URL {
         if let path = ProcessInfo.processInfo.environment["STAGE_SERVER_BIN"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stage-server")
     }
 
-    init(dataDirectory: URL? = nil) throws {
+    public init(binary: URL = LocalStageServer.defaultBinary, dataDirectory: URL? = nil) throws {
+        self.binary = binary
         port = try FreePort.tcp()
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("proscenium-test-\(UUID().uuidString)", isDirectory: true)
@@ -35,9 +37,9 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the process and waits for `/healthz`.
-    func start() async throws {
+    public func start() async throws {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = binary
         process.arguments = ["--http-port", "\(port)", "--data-dir", dataDirectory.path, "--host", "127.0.0.1",
                              "--media-port", "\(try FreePort.udp())", "--log-level", "notice", "--exit-when-stdin-closes"]
         var environment = ProcessInfo.processInfo.environment
@@ -64,28 +66,28 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then wait for the process to exit.
-    func stop() {
+    public func stop() {
         guard let process, process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
 
-    func restart() async throws {
+    public func restart() async throws {
         stop()
         try await start()
     }
 
-    func healthy() async -> Bool {
+    public func healthy() async -> Bool {
         guard let (_, response) = try? await URLSession.shared.data(from: baseURL.appendingPathComponent("healthz")) else { return false }
         return (response as? HTTPURLResponse)?.statusCode == 200
     }
 
-    func metrics() async throws -> String {
+    public func metrics() async throws -> String {
         let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
         return String(decoding: data, as: UTF8.self)
     }
 
-    func logTail() -> String {
+    public func logTail() -> String {
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         return String(text.suffix(3000))
     }
@@ -96,10 +98,10 @@ final class ServerProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: logFile)
     }
 
-    enum ServerError: Error, CustomStringConvertible {
+    public enum ServerError: Error, CustomStringConvertible {
         case exited(String)
         case notReady(String)
-        var description: String {
+        public var description: String {
             switch self {
             case .exited(let log): "stage-server exited during start:\n\(log)"
             case .notReady(let log): "stage-server not healthy after 30 s:\n\(log)"
@@ -109,9 +111,9 @@ final class ServerProcess: @unchecked Sendable {
 }
 
 /// Ports the kernel hands out for binding to 127.0.0.1:0.
-enum FreePort {
-    static func tcp() throws -> Int { try bind(type: Int32(SOCK_STREAM.rawValue)) }
-    static func udp() throws -> Int { try bind(type: Int32(SOCK_DGRAM.rawValue)) }
+public enum FreePort {
+    public static func tcp() throws -> Int { try bind(type: Int32(SOCK_STREAM.rawValue)) }
+    public static func udp() throws -> Int { try bind(type: Int32(SOCK_DGRAM.rawValue)) }
 
     private static func bind(type: Int32) throws -> Int {
         let fd = socket(AF_INET, type, 0)

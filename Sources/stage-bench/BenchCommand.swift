@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stage-bench",
+        abstract: "Proscenium benchmarks. Each prints its figures beside a reference measured in the same run.",
+        subcommands: [SignalingBench.self])
+}
