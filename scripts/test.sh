@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --interop
 swift build --build-tests
 swift test --skip-build
-STAGE_SERVER_BIN="$PWD/.build/debug/stage-server" .venv-interop/bin/python -m pytest -q Tests/interop
+PATH="$PWD/.venv-interop/bin:$PATH" STAGE_SERVER_BIN="$PWD/.build/debug/stage-server" \
+  .venv-interop/bin/python -m pytest -q Tests/interop

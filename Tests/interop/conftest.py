@@ -176,10 +176,8 @@ def decode_jwt():
 
 @pytest.fixture
 def ws_connect():
-    """Open signaling WebSockets (closed at teardown). Skips the test if `websockets` is missing."""
-    sync_client = pytest.importorskip(
-        "websockets.sync.client", reason="the `websockets` package is not installed; "
-        "install Tests/interop/requirements.txt to run the signaling interop test")
+    """Open signaling WebSockets (closed at teardown); `websockets` comes from requirements.txt."""
+    import websockets.sync.client as sync_client
     with contextlib.ExitStack() as stack:
         yield lambda url: stack.enter_context(sync_client.connect(url, open_timeout=10, close_timeout=2))
 

@@ -17,7 +17,7 @@ KEY_ARN_RE = r"^arn:aws:ivs:us-east-1:\d{12}:public-key/[A-Za-z0-9-]+$"
 def aws(server):
     exe = shutil.which("aws")
     if exe is None:
-        pytest.skip("the `aws` CLI is not on PATH (pip install awscli)")
+        pytest.fail("the `aws` CLI is not on PATH: scripts/setup.sh --interop installs it")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(AWS_ACCESS_KEY_ID="AKIDTEST", AWS_SECRET_ACCESS_KEY="secretTEST", AWS_DEFAULT_REGION="us-east-1",
                AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null", AWS_PAGER="")

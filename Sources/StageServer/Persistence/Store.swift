@@ -1,11 +1,17 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The embedded SQLite store (GRDB). All access goes through one serial `DatabaseQueue`, so a
 /// read submitted after a write sees it: control-plane reads are consistent with every
 /// signaling event that happened before them, even though signaling writes are asynchronous.
+///
+/// Signaling writes (`enqueue`) are batched: the jobs that pile up while the queue is busy run
+/// in one transaction, so a burst of 500 subscriptions costs a few commits, not 500.
 final class Store: Sendable {
     let queue: DatabaseQueue
+    typealias Job = @Sendable (Database) throws -> Void
+    private let pending = Mutex<[(label: String, job: Job)]>([])
 
     init(path: String) throws {
         var configuration = Configuration()
@@ -16,12 +22,34 @@ final class Store: Sendable {
         try StoreMigrations.migrator.migrate(queue)
     }
 
-    /// Enqueues a write without waiting. Writes run in the order they were enqueued.
-    func enqueue(_ label: String, _ work: @escaping @Sendable (Database) throws -> Void) {
-        queue.asyncWrite(work) { _, result in
-            if case .failure(let error) = result {
-                ServerLog.store.error("store write failed", metadata: ["write": "\(label)", "error": "\(error)"])
+    /// Enqueues a write without waiting. Writes run in the order they were enqueued, before any
+    /// read submitted after this call.
+    func enqueue(_ label: String, _ work: @escaping Job) {
+        let first = pending.withLock { jobs in
+            jobs.append((label, work))
+            return jobs.count == 1
+        }
+        guard first else { return }
+        // Runs when the queue gets to it, taking every job enqueued by then.
+        let drain: @Sendable (Database) throws -> Void = { [self] db in
+            for entry in takePending() {
+                do { try entry.job(db) } catch {
+                    ServerLog.store.error("store write failed", metadata: ["write": "\(entry.label)", "error": "\(error)"])
+                }
             }
+        }
+        queue.asyncWrite(drain) { _, result in
+            if case .failure(let error) = result {
+                ServerLog.store.error("store batch failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func takePending() -> [(label: String, job: Job)] {
+        pending.withLock { jobs in
+            let taken = jobs
+            jobs.removeAll()
+            return taken
         }
     }
 

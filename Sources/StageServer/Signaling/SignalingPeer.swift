@@ -39,6 +39,9 @@ final class SignalingPeer: Sendable {
         }
     }
 
+    /// Ends the queue without a final message: the socket closes normally once drained.
+    func finish() { outbox.finish() }
+
     /// Queues a final `disconnect` and ends the queue.
     func close(with text: String) {
         outbox.yield(.close(text))

@@ -89,7 +89,7 @@ struct SignalingSession {
                             reason: .protocolViolation, message: "a message exceeded \(ProtocolVersion.maxMessageBytes) bytes")
         }
         await hub.leave(stageId: stageId, participantId: peer.participantId, connectionId: connectionId)
-        peer.close(with: encoded(.disconnect(.init(reason: .protocolViolation, message: "session ended"))))
+        peer.finish()
         await writer.value
         ServerLog.signaling.info("left", metadata: ["stage": "\(stageId)", "participant": "\(peer.participantId)"])
     }
@@ -206,7 +206,7 @@ struct SignalingSession {
                 return
             }
         }
-        try? await outbound.close(.goingAway, reason: "outbound queue closed")
+        try? await outbound.close(.normalClosure, reason: nil)
     }
 
     /// Ends sessions that never join, go silent, or outlive their token.
