@@ -10,13 +10,19 @@ public struct SignalCodec: Sendable {
     public func decodeClient(_ text: String) throws -> ClientMessage { try decodeValue(text) }
     public func decodeServer(_ text: String) throws -> ServerMessage { try decodeValue(text) }
 
-    private func encodeValue(_ value: some Encodable) throws -> String {
+    /// Shared coders: configured once, then only read, which Foundation's coders allow from any thread.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
+
+    private func encodeValue(_ value: some Encodable) throws -> String {
+        String(decoding: try Self.encoder.encode(value), as: UTF8.self)
     }
 
     private func decodeValue<T: Decodable>(_ text: String) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        try Self.decoder.decode(T.self, from: Data(text.utf8))
     }
 }

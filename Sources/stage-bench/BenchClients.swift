@@ -25,6 +25,9 @@ final class FanOutCollector {
     private var start = ContinuousClock.now
     private var last = ContinuousClock.now
     private(set) var subscribedStreams = 0
+    private var lastJoin = ContinuousClock.now
+    /// Start → the last participantDidJoin of the current trial, in ms.
+    var lastJoinDelay: Double { (lastJoin - start).milliseconds }
 
     func begin(expected: Int, kind: Kind) {
         self.expected = expected
@@ -40,6 +43,7 @@ final class FanOutCollector {
     }
 
     func countSubscription() { subscribedStreams += 1 }
+    func recordJoin() { if kind == .add { lastJoin = .now } }
 
     /// Waits (bounded) for every expected callback; returns start → last callback in ms.
     func finish() async throws -> Double {
@@ -57,6 +61,9 @@ final class BenchRenderer: StageRenderer {
 
     func stage(_ stage: Stage, participant: ParticipantInfo, didChangeMutedStreams streams: [StageStream]) {
         if !participant.isLocal { collector.record(.mute) }
+    }
+    func stage(_ stage: Stage, participantDidJoin participant: ParticipantInfo) {
+        if !participant.isLocal { collector.recordJoin() }
     }
     func stage(_ stage: Stage, participantDidLeave participant: ParticipantInfo) {
         if !participant.isLocal { collector.record(.leave) }

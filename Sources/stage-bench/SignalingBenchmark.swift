@@ -61,7 +61,7 @@ final class SignalingBenchmark {
         // Everyone must be subscribed to every publisher before measuring.
         await waitUntil(.seconds(60)) { self.collector.subscribedStreams >= watchers * self.publishers }
 
-        var muteDelays: [Double] = [], publishDelays: [Double] = [], pingTimes: [Double] = []
+        var muteDelays: [Double] = [], publishDelays: [Double] = [], announceDelays: [Double] = [], pingTimes: [Double] = []
         for trial in 0..<trials {
             let publisher = clients[trial % publishers]
             collector.begin(expected: watchers, kind: .mute)
@@ -76,6 +76,7 @@ final class SignalingBenchmark {
             publisher.strategy.publish = true
             publisher.stage.refreshStrategy()
             publishDelays.append(try await collector.finish())
+            announceDelays.append(collector.lastJoinDelay)
 
             pingTimes.append(await ping(clients[publishers + trial % subscribers].stage))
         }
@@ -84,6 +85,7 @@ final class SignalingBenchmark {
             signaling fan-out: \(publishers) publishers + \(subscribers) subscribe-only clients on one stage (loopback, 1 process)
               join time            p50 \(fmt(percentile(joinTimes, 50))) ms   p99 \(fmt(percentile(joinTimes, 99))) ms   (n=\(joinTimes.count), \(concurrency) in flight)
               mute → last callback p50 \(fmt(percentile(muteDelays, 50))) ms   p99 \(fmt(percentile(muteDelays, 99))) ms   (\(watchers) callbacks each, n=\(trials))
+              publish → last join  p50 \(fmt(percentile(announceDelays, 50))) ms   p99 \(fmt(percentile(announceDelays, 99))) ms   (participantDidJoin on \(watchers) clients)
               publish → last add   p50 \(fmt(percentile(publishDelays, 50))) ms   p99 \(fmt(percentile(publishDelays, 99))) ms   (\(watchers) subscriptions each, n=\(trials))
               reference: ping RTT  p50 \(fmt(percentile(pingTimes, 50))) ms   p99 \(fmt(percentile(pingTimes, 99))) ms   (one socket, no fan-out)
             """

@@ -1,4 +1,5 @@
 import Metrics
+import Synchronization
 
 /// Names of the server's metrics (Prometheus, scraped at `/metrics`).
 enum ServerMetrics {
@@ -7,12 +8,25 @@ enum ServerMetrics {
     }
 
     static func signalingMessage(type: String) {
-        Counter(label: "proscenium_signaling_messages_total", dimensions: [("type", type)]).increment()
+        counter("proscenium_signaling_messages_total", "type", type).increment()
     }
 
     /// A client frame refused, by signaling error code name.
     static func signalingRejected(reason: String) {
-        Counter(label: "proscenium_signaling_rejected_total", dimensions: [("reason", reason)]).increment()
+        counter("proscenium_signaling_rejected_total", "reason", reason).increment()
+    }
+
+    /// Counters of the signaling path, created once per label value (it runs per message).
+    private static let counters = Mutex<[String: Counter]>([:])
+
+    private static func counter(_ label: String, _ dimension: String, _ value: String) -> Counter {
+        counters.withLock { cache in
+            let key = label + "|" + value
+            if let counter = cache[key] { return counter }
+            let counter = Counter(label: label, dimensions: [(dimension, value)])
+            cache[key] = counter
+            return counter
+        }
     }
 
     static let connectedParticipants = Gauge(label: "proscenium_participants_connected")
