@@ -7,49 +7,44 @@ extension SignalingHub {
 
     /// Starts publishing `streams`, or replaces the published set.
     func publish(stageId: String, participantId: String, requestId: String, streams: [StreamDescriptor]) throws(Refusal) {
-        var (room, member) = try joinedMember(stageId, participantId, requestId)
+        let (sessionId, member) = try joinedMember(stageId, participantId, requestId)
         guard member.peer.participant.capabilities.allowPublish else {
-            store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "PUBLISH_ERROR",
+            store.recordEvent(sessionId: sessionId, participantId: participantId, name: "PUBLISH_ERROR",
                               errorCode: "INSUFFICIENT_CAPABILITIES")
             throw Refusal(code: .insufficientCapabilities, message: "publish: the token does not grant PUBLISH", requestId: requestId)
         }
         try StreamRules.check(streams, requestId: requestId)
         let wasPublishing = member.published != nil
-        member.published = streams
-        room.members[participantId] = member
-        setRoom(stageId, room)
+        rooms[stageId]?.members[participantId]?.published = streams
         reply(member.peer, .publishState(.init(requestId: requestId, state: .published, streams: streams)))
-        let others = room.others(than: participantId)
+        let others = rooms[stageId]?.others(than: participantId) ?? []
         if wasPublishing {
             broadcast(.streamsChanged(.init(participantId: participantId, streams: streams)), to: others)
         } else {
             broadcast(.participantJoined(.init(participant: member.peer.participant, streams: streams)), to: others)
-            store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "PUBLISH_STARTED")
+            store.recordEvent(sessionId: sessionId, participantId: participantId, name: "PUBLISH_STARTED")
         }
         refreshGauges()
     }
 
     func unpublish(stageId: String, participantId: String, requestId: String) throws(Refusal) {
-        var (room, member) = try joinedMember(stageId, participantId, requestId)
+        let (sessionId, member) = try joinedMember(stageId, participantId, requestId)
         guard member.published != nil else {
             reply(member.peer, .publishState(.init(requestId: requestId, state: .notPublished, streams: [])))
             return
         }
-        member.published = nil
-        room.members[participantId] = member
-        for id in room.members.keys where room.members[id]?.subscriptions.removeValue(forKey: participantId) != nil {
-            store.recordEvent(sessionId: room.sessionId, participantId: id, name: "SUBSCRIBE_STOPPED", remote: participantId)
-        }
-        setRoom(stageId, room)
+        rooms[stageId]?.members[participantId]?.published = nil
+        dropSubscriptions(to: participantId, stageId: stageId)
         reply(member.peer, .publishState(.init(requestId: requestId, state: .notPublished, streams: [])))
-        broadcast(.participantLeft(.init(participantId: participantId, reason: .unpublished)), to: room.others(than: participantId))
-        store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "PUBLISH_STOPPED")
+        broadcast(.participantLeft(.init(participantId: participantId, reason: .unpublished)),
+                  to: rooms[stageId]?.others(than: participantId) ?? [])
+        store.recordEvent(sessionId: sessionId, participantId: participantId, name: "PUBLISH_STOPPED")
         refreshGauges()
     }
 
     /// Mutes or unmutes one published stream; the sender gets its new publish state, the others `muteChanged`.
     func mute(stageId: String, participantId: String, streamId: String, muted: Bool) throws(Refusal) {
-        var (room, member) = try joinedMember(stageId, participantId, nil)
+        let (_, member) = try joinedMember(stageId, participantId, nil)
         guard var streams = member.published else {
             throw Refusal(code: .invalidField, message: "mute: not publishing; publish the stream with its muted flag instead")
         }
@@ -58,19 +53,18 @@ extension SignalingHub {
         }
         guard streams[index].muted != muted else { return }
         streams[index].muted = muted
-        member.published = streams
-        room.members[participantId] = member
-        setRoom(stageId, room)
+        rooms[stageId]?.members[participantId]?.published = streams
         reply(member.peer, .publishState(.init(requestId: nil, state: .published, streams: streams)))
-        broadcast(.muteChanged(.init(participantId: participantId, streams: [streams[index]])), to: room.others(than: participantId))
+        broadcast(.muteChanged(.init(participantId: participantId, streams: [streams[index]])),
+                  to: rooms[stageId]?.others(than: participantId) ?? [])
     }
 
     /// Subscribes to a publisher's streams of the given type; `.none` unsubscribes.
     func subscribe(stageId: String, participantId: String, requestId: String, publisherId: String,
                    type: SubscribeType) throws(Refusal) {
-        var (room, member) = try joinedMember(stageId, participantId, requestId)
+        let (sessionId, member) = try joinedMember(stageId, participantId, requestId)
         if type != .none, !member.peer.participant.capabilities.allowSubscribe {
-            store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "SUBSCRIBE_ERROR",
+            store.recordEvent(sessionId: sessionId, participantId: participantId, name: "SUBSCRIBE_ERROR",
                               remote: publisherId, errorCode: "INSUFFICIENT_CAPABILITIES")
             throw Refusal(code: .insufficientCapabilities, message: "subscribe: the token does not grant SUBSCRIBE", requestId: requestId)
         }
@@ -79,37 +73,35 @@ extension SignalingHub {
         }
         let previous = member.subscriptions[publisherId]
         if type == .none {
-            member.subscriptions[publisherId] = nil
-            room.members[participantId] = member
-            setRoom(stageId, room)
+            rooms[stageId]?.members[participantId]?.subscriptions[publisherId] = nil
             reply(member.peer, .subscribeState(.init(requestId: requestId, participantId: publisherId, subscribeType: .none,
                                                      state: .notSubscribed, streams: [])))
             if previous != nil {
-                store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "SUBSCRIBE_STOPPED", remote: publisherId)
+                store.recordEvent(sessionId: sessionId, participantId: participantId, name: "SUBSCRIBE_STOPPED", remote: publisherId)
             }
             return
         }
-        guard let streams = room.members[publisherId]?.published else {
-            store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "SUBSCRIBE_ERROR",
+        guard let streams = rooms[stageId]?.members[publisherId]?.published else {
+            store.recordEvent(sessionId: sessionId, participantId: participantId, name: "SUBSCRIBE_ERROR",
                               remote: publisherId, errorCode: "PUBLISHER_NOT_FOUND")
             throw Refusal(code: .publisherNotFound, message: "subscribe.participantId: \(publisherId) is not publishing", requestId: requestId)
         }
-        member.subscriptions[publisherId] = type
-        room.members[participantId] = member
-        setRoom(stageId, room)
+        rooms[stageId]?.members[participantId]?.subscriptions[publisherId] = type
         reply(member.peer, .subscribeState(.init(requestId: requestId, participantId: publisherId, subscribeType: type,
                                                  state: .subscribed, streams: streams.filter { type.includes($0.kind) })))
         if previous == nil {
-            store.recordEvent(sessionId: room.sessionId, participantId: participantId, name: "SUBSCRIBE_STARTED", remote: publisherId)
+            store.recordEvent(sessionId: sessionId, participantId: participantId, name: "SUBSCRIBE_STARTED", remote: publisherId)
         }
     }
 
+    /// The session id and a copy of the member. Changes go through `rooms[…]?.members[…]`
+    /// in place: copying the room would copy its member table on every request.
     private func joinedMember(_ stageId: String, _ participantId: String,
-                              _ requestId: String?) throws(Refusal) -> (StageRoom, StageRoom.Member) {
-        guard let room = rooms[stageId], let member = room.members[participantId] else {
+                              _ requestId: String?) throws(Refusal) -> (sessionId: String, member: StageRoom.Member) {
+        guard let sessionId = rooms[stageId]?.sessionId, let member = rooms[stageId]?.members[participantId] else {
             throw Refusal(code: .notJoined, message: "the session is no longer joined", requestId: requestId)
         }
-        return (room, member)
+        return (sessionId, member)
     }
 }
 

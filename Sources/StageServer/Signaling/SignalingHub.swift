@@ -102,30 +102,29 @@ actor SignalingHub {
         }
     }
 
-    func setRoom(_ stageId: String, _ room: StageRoom) { rooms[stageId] = room }
-
     private func remove(stageId: String, participantId: String, connectionId: UInt64, reason: LeaveReason) {
-        guard var room = rooms[stageId], let member = room.members[participantId],
+        guard let sessionId = rooms[stageId]?.sessionId, let member = rooms[stageId]?.members[participantId],
               member.peer.connectionId == connectionId else { return }
         let now = Date()
-        room.members[participantId] = nil
+        rooms[stageId]?.members[participantId] = nil
         if member.published != nil {
-            broadcast(.participantLeft(.init(participantId: participantId, reason: reason)), to: room.others(than: participantId))
-            dropSubscriptions(to: participantId, in: &room)
+            broadcast(.participantLeft(.init(participantId: participantId, reason: reason)),
+                      to: rooms[stageId]?.others(than: participantId) ?? [])
+            dropSubscriptions(to: participantId, stageId: stageId)
         }
-        store.recordLeave(sessionId: room.sessionId, participantId: participantId, at: now)
-        if room.members.isEmpty {
+        store.recordLeave(sessionId: sessionId, participantId: participantId, at: now)
+        if rooms[stageId]?.members.isEmpty == true {
             rooms[stageId] = nil
-            store.recordSessionEnd(sessionId: room.sessionId, at: now)
-        } else {
-            rooms[stageId] = room
+            store.recordSessionEnd(sessionId: sessionId, at: now)
         }
         refreshGauges()
     }
 
-    private func dropSubscriptions(to publisherId: String, in room: inout StageRoom) {
-        for id in room.members.keys where room.members[id]?.subscriptions.removeValue(forKey: publisherId) != nil {
-            store.recordEvent(sessionId: room.sessionId, participantId: id, name: "SUBSCRIBE_STOPPED", remote: publisherId)
+    /// Everyone subscribed to `publisherId` stops being so (it stopped publishing or left).
+    func dropSubscriptions(to publisherId: String, stageId: String) {
+        guard let sessionId = rooms[stageId]?.sessionId, let ids = rooms[stageId]?.members.keys else { return }
+        for id in Array(ids) where rooms[stageId]?.members[id]?.subscriptions.removeValue(forKey: publisherId) != nil {
+            store.recordEvent(sessionId: sessionId, participantId: id, name: "SUBSCRIBE_STOPPED", remote: publisherId)
         }
     }
 
