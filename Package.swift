@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        // Media wire formats: RTP, RTCP, STUN, SDP, VP8 payload descriptor, RFC 7983 demux.
+        // Value types and parsers only: no I/O, no C, no crypto (STUN integrity is computed by callers).
+        .target(name: "StageWire", swiftSettings: strict),
         // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
         .target(name: "StageProtocol", swiftSettings: strict),
         // AWS Signature Version 4: signing (CLI, SDK helpers) and verification (server).
@@ -80,6 +83,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "StageWireTests",
+            dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol"]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol"]),
