@@ -26,11 +26,27 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Media wire formats: RTP, RTCP, STUN, SDP, VP8 payload descriptor, RFC 7983 demux.
         // Value types and parsers only: no I/O, no C, no crypto (STUN integrity is computed by callers).
         .target(name: "StageWire", swiftSettings: strict),
+        // C libraries from Debian, and the few wrappers Swift needs for their macros.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .target(name: "CStageShims", dependencies: ["COpenSSL"]),
+        // Media transport: DTLS (OpenSSL, sans-IO), SRTP (libsrtp2), ICE-lite, the UDP port.
+        .target(
+            name: "StageTransport",
+            dependencies: [
+                "StageWire", "COpenSSL", "CSRTP", "CStageShims",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
         .target(name: "StageProtocol", swiftSettings: strict),
         // AWS Signature Version 4: signing (CLI, SDK helpers) and verification (server).
@@ -83,6 +99,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        .testTarget(name: "StageTransportTests", dependencies: ["StageTransport", "StageWire"]),
         .testTarget(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,0 +1,119 @@
+internal import CSRTP
+import Synchronization
+
+/// SRTP and SRTCP (RFC 3711, RFC 7714) for one DTLS association, with libsrtp2: one inbound
+/// context keyed by the peer's master key and one outbound keyed by ours. Replay protection is
+/// on for what we receive; retransmissions we send (NACK answers) are allowed.
+///
+/// Packets are protected and unprotected in place: the buffer must have
+/// `SRTPSession.maxTrailer` spare bytes after the packet for protection.
+public final class SRTPSession: @unchecked Sendable {
+    /// Bytes protection may add (auth tag, GCM tag, SRTCP index).
+    public static let maxTrailer = Int(SRTP_MAX_TRAILER_LEN)
+
+    public enum Failure: Error, Hashable, CustomStringConvertible {
+        case authentication
+        case replay
+        case other(Int32)
+
+        init(_ status: srtp_err_status_t) {
+            switch status {
+            case srtp_err_status_auth_fail: self = .authentication
+            case srtp_err_status_replay_fail, srtp_err_status_replay_old: self = .replay
+            default: self = .other(Int32(status.rawValue))
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .authentication: "SRTP authentication failed"
+            case .replay: "SRTP replay check failed"
+            case .other(let code): "libsrtp error \(code)"
+            }
+        }
+    }
+
+    private var inbound: srtp_t?
+    private var outbound: srtp_t?
+    public let profile: SRTPKeyingMaterial.Profile
+
+    public init(_ keys: SRTPKeyingMaterial) throws {
+        SRTPLibrary.initializeOnce()
+        profile = keys.profile
+        inbound = try Self.create(keys.profile, key: keys.remote, direction: ssrc_any_inbound)
+        outbound = try Self.create(keys.profile, key: keys.local, direction: ssrc_any_outbound)
+    }
+
+    deinit {
+        if let inbound { srtp_dealloc(inbound) }
+        if let outbound { srtp_dealloc(outbound) }
+    }
+
+    private static func create(_ profile: SRTPKeyingMaterial.Profile, key: [UInt8], direction: srtp_ssrc_type_t) throws -> srtp_t? {
+        var policy = srtp_policy_t()
+        switch profile {
+        case .aes128CmHmacSha1_80:
+            // The defaults are AES_CM_128_HMAC_SHA1_80 for both (the named setter is a macro).
+            srtp_crypto_policy_set_rtp_default(&policy.rtp)
+            srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
+        case .aeadAes128Gcm:
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
+        }
+        policy.ssrc.type = direction
+        policy.window_size = 1024
+        policy.allow_repeat_tx = 1
+        var session: srtp_t?
+        let status = key.withUnsafeBufferPointer { keyBytes -> srtp_err_status_t in
+            policy.key = UnsafeMutablePointer(mutating: keyBytes.baseAddress)
+            return srtp_create(&session, &policy)
+        }
+        guard status == srtp_err_status_ok else { throw Failure(status) }
+        return session
+    }
+
+    /// Unprotects an SRTP packet in place; returns the plaintext length.
+    public func unprotectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
+        var length = Int32(length)
+        let status = srtp_unprotect(inbound, packet.baseAddress, &length)
+        guard status == srtp_err_status_ok else { throw Failure(status) }
+        return Int(length)
+    }
+
+    /// Protects an RTP packet in place (the buffer needs `maxTrailer` spare bytes); returns the SRTP length.
+    public func protectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
+        precondition(packet.count >= length + Self.maxTrailer, "protectRTP needs maxTrailer spare bytes")
+        var length = Int32(length)
+        let status = srtp_protect(outbound, packet.baseAddress, &length)
+        guard status == srtp_err_status_ok else { throw Failure(status) }
+        return Int(length)
+    }
+
+    public func unprotectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
+        var length = Int32(length)
+        let status = srtp_unprotect_rtcp(inbound, packet.baseAddress, &length)
+        guard status == srtp_err_status_ok else { throw Failure(status) }
+        return Int(length)
+    }
+
+    public func protectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
+        precondition(packet.count >= length + Self.maxTrailer, "protectRTCP needs maxTrailer spare bytes")
+        var length = Int32(length)
+        let status = srtp_protect_rtcp(outbound, packet.baseAddress, &length)
+        guard status == srtp_err_status_ok else { throw Failure(status) }
+        return Int(length)
+    }
+}
+
+/// `srtp_init` must run once per process before any session.
+enum SRTPLibrary {
+    private static let initialized = Mutex(false)
+
+    static func initializeOnce() {
+        initialized.withLock { done in
+            guard !done else { return }
+            srtp_init()
+            done = true
+        }
+    }
+}
