@@ -135,7 +135,7 @@ public final class DTLSEndpoint: @unchecked Sendable {
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(cString: buffer))
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         return messages.isEmpty ? "unknown OpenSSL error" : messages.joined(separator: "; ")
     }
