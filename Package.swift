@@ -32,6 +32,8 @@ let package = Package(
         // Media wire formats: RTP, RTCP, STUN, SDP, VP8 payload descriptor, RFC 7983 demux.
         // Value types and parsers only: no I/O, no C, no crypto (STUN integrity is computed by callers).
         .target(name: "StageWire", swiftSettings: strict),
+        // Forwarding: producers, consumers, header rewriting, layer selection. No I/O.
+        .target(name: "StageSFU", dependencies: ["StageWire"], swiftSettings: strict),
         // C libraries from Debian, and the few wrappers Swift needs for their macros.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
@@ -45,6 +47,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
@@ -57,7 +60,8 @@ let package = Package(
         .target(
             name: "StageServer",
             dependencies: [
-                "StageProtocol", "StageSigV4",
+                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,6 +104,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "StageTransportTests", dependencies: ["StageTransport", "StageWire"]),
+        .testTarget(name: "StageSFUTests", dependencies: ["StageSFU"]),
         .testTarget(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),

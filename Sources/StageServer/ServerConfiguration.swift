@@ -9,20 +9,29 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: URL
     /// The base URL clients reach this server at; defaults to `http://127.0.0.1:<httpPort>`.
     public var publicURL: String?
+    /// The address announced in ICE candidates; defaults to the host of the public URL.
+    public var publicIP: String?
     public var region: String
     public var accessKeyId: String?
     public var secretAccessKey: String?
 
     public init(host: String = "0.0.0.0", httpPort: Int = 8080, mediaPort: Int = 7880, dataDirectory: URL,
-                publicURL: String? = nil, region: String = "us-east-1", accessKeyId: String? = nil, secretAccessKey: String? = nil) {
+                publicURL: String? = nil, publicIP: String? = nil, region: String = "us-east-1", accessKeyId: String? = nil, secretAccessKey: String? = nil) {
         self.host = host
         self.httpPort = httpPort
         self.mediaPort = mediaPort
         self.dataDirectory = dataDirectory
         self.publicURL = publicURL
+        self.publicIP = publicIP
         self.region = region
         self.accessKeyId = accessKeyId
         self.secretAccessKey = secretAccessKey
+    }
+
+    var resolvedCandidateIP: String {
+        if let publicIP { return publicIP }
+        let host = URL(string: resolvedPublicURL)?.host ?? "127.0.0.1"
+        return host == "localhost" ? "127.0.0.1" : host
     }
 
     var resolvedPublicURL: String {

@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import Prometheus
 import StageProtocol
+import StageTransport
 import Synchronization
 
 /// Assembles and runs the stage server: store, keys, control plane, signaling, metrics.
@@ -26,6 +27,10 @@ public enum StageServerApp {
         let endpoints = PublicEndpoints(baseURL: configuration.resolvedPublicURL)
         let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints)
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
+        let admission = TokenAdmission(verifier: verifier, store: store, names: names)
+        let engine = try await MediaEngine.start(host: configuration.host, port: configuration.mediaPort)
+        let media = MediaService(engine: engine, candidateIP: configuration.resolvedCandidateIP)
+        let whip = WHIPResponder(admission: admission, media: media)
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -39,11 +44,12 @@ public enum StageServerApp {
         router.post("/:operation") { request, context in
             await api.respond(request, operation: context.parameters.get("operation") ?? "")
         }
+        whip.addRoutes(to: router)
         router.ws("/events/:stageId") { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             let stageId = context.requestContext.parameters.get("stageId") ?? ""
-            let session = SignalingSession(hub: hub, store: store, verifier: verifier, names: names, stageId: stageId,
+            let session = SignalingSession(hub: hub, admission: admission, stageId: stageId,
                                            connectionId: connectionIds.add(1, ordering: .relaxed).newValue)
             await session.run(inbound: inbound, outbound: outbound)
         }
@@ -57,6 +63,7 @@ public enum StageServerApp {
                 log.info("stage-server listening", metadata: [
                     "http": "\(configuration.host):\(configuration.httpPort)", "public_url": "\(endpoints.baseURL)",
                     "data_dir": "\(configuration.dataDirectory.path)", "account": "\(accountId)", "region": "\(configuration.region)",
+                    "media": "udp \(configuration.host):\(engine.localPort), candidate \(configuration.resolvedCandidateIP)",
                 ])
                 if created { printCredentialHelp(accessKey, configuration: configuration, endpoint: endpoints.baseURL) }
             },
@@ -64,6 +71,7 @@ public enum StageServerApp {
         )
         try await app.runService()
         await hub.closeAll()
+        await engine.close()
     }
 
     static func printCredentialHelp(_ key: ServerSecrets.AccessKey, configuration: ServerConfiguration, endpoint: String) {

@@ -16,12 +16,14 @@ struct StageServerCommand: AsyncParsableCommand {
 
     @Option(help: "HTTP port for the API, signaling WebSockets, /healthz and /metrics.")
     var httpPort = 8080
-    @Option(help: "UDP port for media (reserved for the media plane).")
+    @Option(help: "UDP port shared by every WebRTC peer connection (ICE-lite, DTLS, SRTP).")
     var mediaPort = 7880
     @Option(help: "Directory for the SQLite store, keys and credentials.")
     var dataDir = "./stage-data"
     @Option(help: "Base URL clients use to reach this server (default http://127.0.0.1:<http-port>).")
     var publicURL: String?
+    @Option(help: "IP address announced in ICE candidates (default: the host of --public-url).")
+    var publicIP: String?
     @Option(help: "Address to listen on.")
     var host = "0.0.0.0"
     @Option(help: "AWS region that appears in ARNs.")
@@ -56,7 +58,7 @@ struct StageServerCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         try await StageServerApp.run(ServerConfiguration(
             host: host, httpPort: httpPort, mediaPort: mediaPort,
-            dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, region: region,
+            dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIP: publicIP, region: region,
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"]))
     }
 }

@@ -9,18 +9,14 @@ import Synchronization
 /// Outbound frames come only from the peer's queue, written by one task, in order.
 struct SignalingSession {
     let hub: SignalingHub
-    let store: Store
-    let verifier: ParticipantTokenVerifier
-    let names: ResourceNames
+    let admission: TokenAdmission
     let stageId: String
     let connectionId: UInt64
     private let codec = SignalCodec()
 
-    init(hub: SignalingHub, store: Store, verifier: ParticipantTokenVerifier, names: ResourceNames, stageId: String, connectionId: UInt64) {
+    init(hub: SignalingHub, admission: TokenAdmission, stageId: String, connectionId: UInt64) {
         self.hub = hub
-        self.store = store
-        self.verifier = verifier
-        self.names = names
+        self.admission = admission
         self.stageId = stageId
         self.connectionId = connectionId
     }
@@ -166,23 +162,7 @@ struct SignalingSession {
         guard case .join(let join) = message else {
             throw ServerMessage.SignalError(code: .notJoined, message: "\(message.type): send join first")
         }
-        let claims: ParticipantTokenClaims
-        do {
-            claims = try await verifier.verify(join.token, importedKeys: { [store] in try await ControlPlane.importedKeys(store) })
-        } catch {
-            throw ServerMessage.SignalError(code: error.code, message: error.reason)
-        }
-        guard claims.topic == stageId, claims.resource == names.stage(stageId) else {
-            throw ServerMessage.SignalError(code: .invalidToken,
-                                            message: "token: issued for stage \(claims.resource), but this socket is for stage \(stageId)")
-        }
-        guard try await store.stage(id: stageId) != nil else {
-            throw ServerMessage.SignalError(code: .stageNotFound, message: "stage \(names.stage(stageId)) does not exist (deleted?)")
-        }
-        guard try await !store.isRevoked(participantId: claims.jti) else {
-            throw ServerMessage.SignalError(code: .participantRevoked,
-                                            message: "participant \(claims.jti) was disconnected from this stage and cannot join again")
-        }
+        let claims = try await admission.admit(join.token, stageId: stageId)
         let participant = ParticipantDescriptor(participantId: claims.jti, userId: claims.userId ?? "",
                                                 attributes: claims.attributes ?? [:], capabilities: claims.capabilities)
         let (queue, continuation) = SignalingPeer.makeOutbox()

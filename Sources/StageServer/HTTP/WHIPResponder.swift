@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import StageProtocol
+import StageTransport
+
+/// WHIP (RFC 9725) at `/whip` and WHEP at `/whep/{participantId}`: an SDP offer in, the
+/// answer out with `201 Created` and a `Location` to DELETE when done. The bearer token is a
+/// participant token, checked exactly as on the signaling socket.
+struct WHIPResponder: Sendable {
+    let admission: TokenAdmission
+    let media: MediaService
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.post("/whip") { request, _ in await publish(request) }
+        router.delete("/whip/:resource") { _, context in await delete(context.parameters.get("resource") ?? "") }
+        router.post("/whep/:participantId") { request, context in
+            await subscribe(request, to: context.parameters.get("participantId") ?? "")
+        }
+        router.delete("/whep/resource/:resource") { _, context in await delete(context.parameters.get("resource") ?? "") }
+    }
+
+    func publish(_ request: Request) async -> Response {
+        do {
+            let (claims, offer) = try await read(request, requires: \.allowPublish, "PUBLISH")
+            let answer = try await media.publish(participantId: claims.jti, stageId: claims.topic, offer: offer)
+            return created(answer, location: "/whip/\(answer.resourceId)")
+        } catch let response as ErrorResponse {
+            return response.response
+        } catch {
+            return text(.badRequest, "\(error)")
+        }
+    }
+
+    func subscribe(_ request: Request, to publisherId: String) async -> Response {
+        do {
+            let (claims, offer) = try await read(request, requires: \.allowSubscribe, "SUBSCRIBE")
+            let answer = try await media.subscribe(to: publisherId, stageId: claims.topic, offer: offer)
+            return created(answer, location: "/whep/resource/\(answer.resourceId)")
+        } catch let response as ErrorResponse {
+            return response.response
+        } catch MediaService.SubscribeFailure.publisherNotFound {
+            return text(.notFound, "participantId: \(publisherId) does not publish media")
+        } catch MediaService.SubscribeFailure.wrongStage {
+            return text(.forbidden, "participantId: \(publisherId) is on another stage than the token")
+        } catch {
+            return text(.badRequest, "\(error)")
+        }
+    }
+
+    func delete(_ resource: String) async -> Response {
+        await media.close(resourceId: resource) ? Response(status: .ok) : text(.notFound, "no such session")
+    }
+
+    struct ErrorResponse: Error {
+        var response: Response
+    }
+
+    /// The bearer token (admitted) and the parsed offer, or the HTTP error to answer.
+    private func read(_ request: Request, requires capability: KeyPath<Capabilities, Bool>,
+                      _ capabilityName: String) async throws -> (ParticipantTokenClaims, RemoteOffer) {
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            throw ErrorResponse(response: text(.unauthorized, "Authorization: Bearer <participant token> is required"))
+        }
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/sdp") == true else {
+            throw ErrorResponse(response: text(.unsupportedMediaType, "Content-Type must be application/sdp"))
+        }
+        let claims: ParticipantTokenClaims
+        do {
+            claims = try await admission.admit(String(authorization.dropFirst("Bearer ".count)))
+        } catch {
+            let status: HTTPResponse.Status = error.code == .participantRevoked ? .forbidden : .unauthorized
+            throw ErrorResponse(response: text(status, "\(error.code): \(error.message)"))
+        }
+        guard claims.capabilities[keyPath: capability] else {
+            throw ErrorResponse(response: text(.forbidden, "token: does not grant \(capabilityName)"))
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: RemoteOffer.maximumBytes)
+        } catch {
+            throw ErrorResponse(response: text(.contentTooLarge, "offer: larger than \(RemoteOffer.maximumBytes) bytes"))
+        }
+        do {
+            return (claims, try RemoteOffer(sdp: String(buffer: body)))
+        } catch {
+            throw ErrorResponse(response: text(.badRequest, error.reason))
+        }
+    }
+
+    private func created(_ answer: MediaService.Answer, location: String) -> Response {
+        Response(status: .created, headers: [.contentType: "application/sdp", .location: location],
+                 body: .init(byteBuffer: ByteBuffer(string: answer.sdp)))
+    }
+
+    private func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import NIOCore
+import StageProtocol
+import StageSFU
+import StageTransport
+
+/// Publish and subscribe peer connections of every stage, on the media engine's event loop:
+/// WHIP creates publishers, WHEP creates subscribers that consume a publisher's producers.
+final class MediaService: @unchecked Sendable {
+    let engine: MediaEngine
+    let candidateIP: String
+    private var publishers: [String: PublisherSession] = [:]          // participant id → session
+    private var subscribers: [String: SubscriberSession] = [:]        // resource id → session
+    private var publisherResources: [String: PublisherSession] = [:]  // resource id → session
+
+    init(engine: MediaEngine, candidateIP: String) {
+        self.engine = engine
+        self.candidateIP = candidateIP
+    }
+
+    struct Answer: Sendable {
+        var resourceId: String
+        var sdp: String
+    }
+
+    /// WHIP: a publisher's offer; replaces an earlier publish session of the same participant.
+    func publish(participantId: String, stageId: String, offer: RemoteOffer) async throws -> Answer {
+        try await engine.eventLoop.submit { [self] in
+            guard offer.sections.contains(where: { $0.direction == .sendonly || $0.direction == .sendrecv }) else {
+                throw NegotiationError("offer: a WHIP offer must send media (sendonly or sendrecv)")
+            }
+            publishers[participantId]?.peer.close(reason: "replaced by a new publish session")
+            let resourceId = UUID().uuidString.lowercased()
+            let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
+            let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer)
+            session.onClose = { [weak self] closed in
+                guard let self else { return }
+                if self.publishers[closed.participantId] === closed { self.publishers[closed.participantId] = nil }
+                self.publisherResources[closed.id] = nil
+            }
+            publishers[participantId] = session
+            publisherResources[resourceId] = session
+            engine.register(peer)
+            let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
+                                       candidateIP: candidateIP, candidatePort: engine.localPort).answer()
+            return Answer(resourceId: resourceId, sdp: answer)
+        }.get()
+    }
+
+    enum SubscribeFailure: Error { case publisherNotFound, wrongStage }
+
+    /// WHEP: a subscriber's offer for one publisher's tracks.
+    func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer) async throws -> Answer {
+        try await engine.eventLoop.submit { [self] in
+            guard let publisher = publishers[publisherId] else { throw SubscribeFailure.publisherNotFound }
+            guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
+            let resourceId = UUID().uuidString.lowercased()
+            let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
+            let session = SubscriberSession(id: resourceId, peer: peer)
+            var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
+            for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
+                guard let producer = publisher.producer(kind: section.kind == .audio ? .audio : .video) else { continue }
+                let ssrc = UInt32.random(in: 0x1000...UInt32.max)
+                session.add(Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
+                                     payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
+                    peer?.sendRTP(packet, rewrite: rewrite) ?? false
+                })
+                outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)")
+            }
+            session.onClose = { [weak self] closed in self?.subscribers[closed.id] = nil }
+            subscribers[resourceId] = session
+            engine.register(peer)
+            let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
+                                       candidateIP: candidateIP, candidatePort: engine.localPort).answer(outgoing: outgoing)
+            return Answer(resourceId: resourceId, sdp: answer)
+        }.get()
+    }
+
+    /// DELETE on a WHIP or WHEP resource; false when there is no such resource.
+    func close(resourceId: String) async -> Bool {
+        (try? await engine.eventLoop.submit { [self] in
+            if let session = publisherResources[resourceId] {
+                session.peer.close(reason: "DELETE")
+                return true
+            }
+            if let session = subscribers[resourceId] {
+                session.peer.close(reason: "DELETE")
+                return true
+            }
+            return false
+        }.get()) ?? false
+    }
+
+    /// Whether a participant publishes media now.
+    func isPublishing(_ participantId: String) async -> Bool {
+        (try? await engine.eventLoop.submit { [self] in publishers[participantId] != nil }.get()) ?? false
+    }
+}

@@ -1,0 +1,38 @@
+/// The RTCP feedback messages the SFU writes and reads (RFC 4585 §6.3.1 PLI, RFC 5104 §4.3.1 FIR).
+enum RTCPFeedback {
+    /// A Picture Loss Indication: V=2, FMT=1, PT=206 (PSFB), length 2, sender and media SSRC.
+    static func pictureLossIndication(sender: UInt32, media: UInt32) -> [UInt8] {
+        [0x81, 206, 0x00, 0x02] + bigEndian(sender) + bigEndian(media)
+    }
+
+    /// Media SSRCs for which a compound packet asks for a keyframe (PLI, or FIR entries).
+    static func keyframeRequests(in packet: UnsafeRawBufferPointer) -> [UInt32] {
+        var ssrcs: [UInt32] = []
+        var offset = 0
+        while offset + 4 <= packet.count {
+            let first = packet[offset], type = packet[offset + 1]
+            let length = ((Int(packet[offset + 2]) << 8 | Int(packet[offset + 3])) + 1) * 4
+            guard first >> 6 == 2, offset + length <= packet.count else { break }
+            let format = first & 0x1F
+            if type == 206, format == 1, length >= 12 {
+                ssrcs.append(word(packet, offset + 8))
+            } else if type == 206, format == 4 {
+                var entry = offset + 12
+                while entry + 8 <= offset + length {
+                    ssrcs.append(word(packet, entry))
+                    entry += 8
+                }
+            }
+            offset += length
+        }
+        return ssrcs
+    }
+
+    private static func word(_ p: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        UInt32(p[at]) << 24 | UInt32(p[at + 1]) << 16 | UInt32(p[at + 2]) << 8 | UInt32(p[at + 3])
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+}

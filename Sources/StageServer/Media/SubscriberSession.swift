@@ -1,0 +1,43 @@
+import StageSFU
+import StageTransport
+
+/// A subscribe peer connection (WHEP): one consumer per media section it receives, and the
+/// subscriber's RTCP feedback turned into keyframe requests towards the publisher.
+final class SubscriberSession: MediaPeerDelegate {
+    let id: String
+    let peer: MediaPeer
+    /// outgoing SSRC → consumer.
+    private(set) var consumers: [UInt32: Consumer] = [:]
+    var onClose: ((SubscriberSession) -> Void)?
+
+    init(id: String, peer: MediaPeer) {
+        self.id = id
+        self.peer = peer
+        peer.delegate = self
+    }
+
+    func add(_ consumer: Consumer) {
+        consumers[consumer.outgoingSSRC] = consumer
+        consumer.onProducerClosed = { [weak self] in self?.peer.close(reason: "the publisher left") }
+    }
+
+    func peerDidConnect(_ peer: MediaPeer) {
+        for consumer in consumers.values { consumer.requestKeyframe() }
+    }
+
+    func peer(_ peer: MediaPeer, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
+        MediaDropReason.unknownSSRC.count()
+    }
+
+    func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
+        for ssrc in RTCPFeedback.keyframeRequests(in: UnsafeRawBufferPointer(packet)) {
+            consumers[ssrc]?.requestKeyframe()
+        }
+    }
+
+    func peerDidClose(_ peer: MediaPeer, reason: String) {
+        for consumer in consumers.values { consumer.close() }
+        consumers.removeAll()
+        onClose?(self)
+    }
+}

@@ -1,0 +1,93 @@
+public import StageWire
+
+/// Writes the SFU's SDP answer (RFC 8829 §5.3, RFC 8843 BUNDLE, RFC 8839 ICE-lite): one
+/// transport for all sections, our ICE credentials and fingerprint, a host candidate on the
+/// media port, and per section the offered codec, its RTX, and what we send or receive.
+public struct AnswerBuilder {
+    /// A track we send in a section (WHEP, subscriptions).
+    public struct OutgoingTrack: Sendable {
+        public var ssrc: UInt32
+        public var streamID: String
+        public var trackID: String
+        public init(ssrc: UInt32, streamID: String, trackID: String) {
+            self.ssrc = ssrc
+            self.streamID = streamID
+            self.trackID = trackID
+        }
+    }
+
+    public var offer: RemoteOffer
+    public var credentials: ICECredentials
+    public var fingerprint: String
+    public var candidateIP: String
+    public var candidatePort: Int
+    public var cname = "proscenium"
+
+    public init(offer: RemoteOffer, credentials: ICECredentials, fingerprint: String, candidateIP: String, candidatePort: Int) {
+        self.offer = offer
+        self.credentials = credentials
+        self.fingerprint = fingerprint
+        self.candidateIP = candidateIP
+        self.candidatePort = candidatePort
+    }
+
+    /// - Parameter outgoing: mid → the track we send there; sections without one only receive.
+    public func answer(outgoing: [String: OutgoingTrack] = [:], sessionId: UInt64 = .random(in: 1..<(1 << 62))) -> String {
+        var lines = [
+            "v=0", "o=- \(sessionId) 2 IN IP4 \(candidateIP)", "s=-", "t=0 0",
+            "a=group:BUNDLE \(offer.sections.map(\.mid).joined(separator: " "))",
+            "a=ice-lite", "a=msid-semantic: WMS *",
+        ]
+        for section in offer.sections {
+            lines += media(section, sending: outgoing[section.mid])
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    private func media(_ section: RemoteOffer.Section, sending track: OutgoingTrack?) -> [String] {
+        let codec = section.codec
+        var payloadTypes = [codec.payloadType]
+        if let rtx = section.retransmissionPayloadType { payloadTypes.append(rtx) }
+        let direction: String
+        if let track, section.direction == .recvonly || section.direction == .sendrecv {
+            direction = section.direction == .recvonly ? "sendonly" : "sendrecv"
+            _ = track
+        } else {
+            direction = section.direction == .sendonly || section.direction == .sendrecv ? "recvonly" : "inactive"
+        }
+        var lines = [
+            "m=\(section.kind.rawValue) \(candidatePort) UDP/TLS/RTP/SAVPF \(payloadTypes.map(String.init).joined(separator: " "))",
+            "c=IN IP4 \(candidateIP)",
+            "a=mid:\(section.mid)",
+            "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
+            "a=fingerprint:sha-256 \(fingerprint)",
+            "a=setup:\(offer.localDTLSRole == .server ? "passive" : "active")",
+            "a=\(direction)", "a=rtcp-mux", "a=rtcp-rsize",
+        ]
+        for (uri, id) in section.extensions.sorted(by: { $0.value < $1.value }) { lines.append("a=extmap:\(id) \(uri)") }
+        let map = codec.rtpMap
+        lines.append("a=rtpmap:\(map.payloadType) \(map.encodingName)/\(map.clockRate)" + (map.channels.map { "/\($0)" } ?? ""))
+        if !codec.parameters.isEmpty {
+            lines.append("a=fmtp:\(map.payloadType) " + codec.parameters.map { parameter in parameter.value.map { "\(parameter.name)=\($0)" } ?? parameter.name }.joined(separator: ";"))
+        }
+        for feedback in section.feedback {
+            lines.append("a=rtcp-fb:\(map.payloadType) \(feedback.type)" + (feedback.parameter.map { " \($0)" } ?? ""))
+        }
+        if let rtx = section.retransmissionPayloadType {
+            lines.append("a=rtpmap:\(rtx) rtx/\(map.clockRate)")
+            lines.append("a=fmtp:\(rtx) apt=\(map.payloadType)")
+        }
+        if !section.sendRIDs.isEmpty, direction == "recvonly" {
+            for rid in section.sendRIDs { lines.append("a=rid:\(rid) recv") }
+            lines.append("a=simulcast:recv \(section.sendRIDs.joined(separator: ";"))")
+        }
+        if let track, direction != "recvonly" {
+            lines.append("a=msid:\(track.streamID) \(track.trackID)")
+            lines.append("a=ssrc:\(track.ssrc) cname:\(cname)")
+            lines.append("a=ssrc:\(track.ssrc) msid:\(track.streamID) \(track.trackID)")
+        }
+        lines.append("a=candidate:1 1 udp 2130706431 \(candidateIP) \(candidatePort) typ host")
+        lines.append("a=end-of-candidates")
+        return lines
+    }
+}

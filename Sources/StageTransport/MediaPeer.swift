@@ -1,0 +1,81 @@
+public import NIOCore
+import StageWire
+
+/// What the owner of a peer connection (the SFU) hears from it. Every call happens on the
+/// media engine's event loop.
+public protocol MediaPeerDelegate: AnyObject {
+    /// DTLS finished and SRTP keys are in place: media can flow both ways.
+    func peerDidConnect(_ peer: MediaPeer)
+    /// A decrypted RTP packet (its header already checked to be RTP version 2).
+    func peer(_ peer: MediaPeer, didReceiveRTP packet: UnsafeMutableRawBufferPointer)
+    /// A decrypted RTCP compound packet.
+    func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer)
+    /// The peer is gone: consent expired, DTLS failed, or it was closed.
+    func peerDidClose(_ peer: MediaPeer, reason: String)
+}
+
+/// One WebRTC peer connection on the shared media port: ICE-lite credentials, the selected
+/// remote address, DTLS and SRTP. Owned by `MediaEngine`; touched only on its event loop.
+public final class MediaPeer: @unchecked Sendable {
+    public let id: String
+    public let credentials: ICECredentials
+    public weak var delegate: (any MediaPeerDelegate)?
+    let dtls: DTLSEndpoint
+    var srtp: SRTPSession?
+    /// The remote address of the selected candidate pair (nil until a check succeeds).
+    public internal(set) var remoteAddress: SocketAddress?
+    var nominated = false
+    var lastHeard: NIODeadline
+    var retransmitTask: Scheduled<Void>?
+    weak var engine: MediaEngine?
+    public internal(set) var isClosed = false
+
+    /// - Parameters:
+    ///   - dtlsRole: `.server` when the remote offered `actpass` and we answered `passive`.
+    ///   - remoteFingerprint: the `sha-256` fingerprint from the remote SDP.
+    public init(id: String, engine: MediaEngine, dtlsRole: DTLSEndpoint.Role, remoteFingerprint: [UInt8]) throws {
+        self.id = id
+        credentials = .random()
+        dtls = try DTLSEndpoint(role: dtlsRole, context: engine.dtlsContext, remoteFingerprint: remoteFingerprint)
+        self.engine = engine
+        lastHeard = .now()
+    }
+
+    public var isConnected: Bool { srtp != nil }
+    public var srtpProfile: SRTPKeyingMaterial.Profile? { srtp?.profile }
+
+    /// Protects and sends an RTP packet to the peer. Call on the engine's event loop.
+    /// - Returns: false when the peer is not connected yet or protection failed.
+    /// - Parameter rewrite: changes the copy's header before protection (the SFU's munger).
+    @discardableResult
+    public func sendRTP(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) -> Bool {
+        send(packet, rtcp: false, rewrite: rewrite)
+    }
+
+    @discardableResult
+    public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
+        send(packet, rtcp: true, rewrite: { _ in })
+    }
+
+    private func send(_ packet: UnsafeRawBufferPointer, rtcp: Bool, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard let srtp, let remoteAddress, let engine, let channel = engine.channel, !isClosed else { return false }
+        var buffer = channel.allocator.buffer(capacity: packet.count + SRTPSession.maxTrailer)
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packet.count + SRTPSession.maxTrailer) { out -> Int in
+            out.copyMemory(from: packet)
+            rewrite(UnsafeMutableRawBufferPointer(rebasing: out[0..<packet.count]))
+            do {
+                return rtcp ? try srtp.protectRTCP(out, length: packet.count) : try srtp.protectRTP(out, length: packet.count)
+            } catch {
+                return 0
+            }
+        }
+        guard written > 0 else { return false }
+        engine.write(buffer, to: remoteAddress)
+        return true
+    }
+
+    /// Ends the peer connection (its owner hears `peerDidClose`).
+    public func close(reason: String = "closed") {
+        engine?.remove(self, reason: reason)
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import StageSFU
+
+/// RFC 3550 §5.1 header rewriting across a change of source.
+struct RTPMungerTests {
+    static func packet(ssrc: UInt32, sequence: UInt16, timestamp: UInt32, payloadType: UInt8 = 96, marker: Bool = false) -> [UInt8] {
+        [0x80, (marker ? 0x80 : 0) | payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF),
+         UInt8(timestamp >> 24), UInt8(timestamp >> 16 & 0xFF), UInt8(timestamp >> 8 & 0xFF), UInt8(timestamp & 0xFF),
+         UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF), 0xAA]
+    }
+
+    func rewrite(_ munger: inout RTPMunger, _ bytes: [UInt8]) -> (ssrc: UInt32, sequence: UInt16, timestamp: UInt32, pt: UInt8, marker: Bool) {
+        var copy = bytes
+        copy.withUnsafeMutableBytes { munger.rewrite($0) }
+        return copy.withUnsafeMutableBytes { p in
+            (RTPBytes.ssrc(p), RTPBytes.sequenceNumber(p), RTPBytes.timestamp(p), RTPBytes.payloadType(p), p[1] & 0x80 != 0)
+        }
+    }
+
+    @Test("the SSRC and payload type become the consumer's; the marker bit is kept")
+    func rewritesIdentity() {
+        var munger = RTPMunger(outgoingSSRC: 0xCAFE, payloadType: 100)
+        let out = rewrite(&munger, Self.packet(ssrc: 1, sequence: 10, timestamp: 1000, marker: true))
+        #expect(out.ssrc == 0xCAFE && out.pt == 100 && out.marker)
+        #expect(out.sequence == 10 && out.timestamp == 1000)
+    }
+
+    @Test("a switch of source continues the sequence without a gap and the timestamp one frame on")
+    func switchKeepsContinuity() {
+        var munger = RTPMunger(outgoingSSRC: 7, payloadType: 96)
+        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 100, timestamp: 9000))
+        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 101, timestamp: 12000))
+        let switched = rewrite(&munger, Self.packet(ssrc: 2, sequence: 5000, timestamp: 500))
+        #expect(switched.sequence == 102)
+        #expect(switched.timestamp == 15000)
+        let next = rewrite(&munger, Self.packet(ssrc: 2, sequence: 5001, timestamp: 3500))
+        #expect(next.sequence == 103 && next.timestamp == 18000)
+    }
+
+    @Test("sequence numbers wrap around 65535 (RFC 1982 serial arithmetic)")
+    func wraps() {
+        var munger = RTPMunger(outgoingSSRC: 7, payloadType: 96)
+        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 65535, timestamp: 0))
+        #expect(rewrite(&munger, Self.packet(ssrc: 1, sequence: 0, timestamp: 3000)).sequence == 0)
+        #expect(RTPMunger.isNewer(0, than: 65535))
+        #expect(!RTPMunger.isNewer(65535, than: 0))
+    }
+}
