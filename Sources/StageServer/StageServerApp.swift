@@ -29,7 +29,7 @@ public enum StageServerApp {
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
         let admission = TokenAdmission(verifier: verifier, store: store, names: names)
         let engine = try await MediaEngine.start(host: configuration.host, port: configuration.mediaPort)
-        let media = MediaService(engine: engine, candidateIP: configuration.resolvedCandidateIP)
+        let media = MediaService(engine: engine, candidateIP: configuration.resolvedCandidateIP, hub: hub)
         let whip = WHIPResponder(admission: admission, media: media)
 
         let registry = PrometheusCollectorRegistry()
@@ -49,7 +49,7 @@ public enum StageServerApp {
             .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             let stageId = context.requestContext.parameters.get("stageId") ?? ""
-            let session = SignalingSession(hub: hub, admission: admission, stageId: stageId,
+            let session = SignalingSession(hub: hub, admission: admission, media: media, stageId: stageId,
                                            connectionId: connectionIds.add(1, ordering: .relaxed).newValue)
             await session.run(inbound: inbound, outbound: outbound)
         }

@@ -12,6 +12,8 @@ public final class DTLSEndpoint: @unchecked Sendable {
         case handshaking
         case connected(SRTPKeyingMaterial)
         case failed(DTLSError)
+        /// The peer sent close_notify (RFC 5246 §7.2.1): the association is over.
+        case closed
     }
 
     /// Largest datagram this endpoint emits (records are packed up to it).
@@ -116,7 +118,12 @@ public final class DTLSEndpoint: @unchecked Sendable {
         guard case .connected = state, let base = datagram.baseAddress, datagram.count > 0 else { return [] }
         BIO_write(readBIO, base, Int32(datagram.count))
         var scratch = [UInt8](repeating: 0, count: 2048)
-        while SSL_read(ssl, &scratch, Int32(scratch.count)) > 0 {}
+        while true {
+            let read = SSL_read(ssl, &scratch, Int32(scratch.count))
+            if read > 0 { continue }
+            if SSL_get_error(ssl, read) == SSL_ERROR_ZERO_RETURN { state = .closed }
+            break
+        }
         return takeOutput()
     }
 

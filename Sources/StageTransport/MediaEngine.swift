@@ -156,6 +156,8 @@ public final class MediaEngine: @unchecked Sendable {
                 MediaDropReason.dtlsFailed.count()
                 remove(peer, reason: "SRTP setup failed: \(error)")
             }
+        case .closed:
+            remove(peer, reason: "the peer closed DTLS (close_notify)")
         case .failed(let error):
             MediaDropReason.dtlsFailed.count()
             logger.notice("DTLS failed", metadata: ["peer": "\(peer.id)", "error": "\(error)"])

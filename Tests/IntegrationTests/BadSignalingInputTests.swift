@@ -59,7 +59,8 @@ struct BadSignalingInputTests {
         ("publish no streams", #"{"v":1,"type":"publish","requestId":"x","streams":[]}"#, .invalidField),
         ("subscribe to nobody", #"{"v":1,"type":"subscribe","requestId":"x","participantId":"ghost","subscribeType":"audioOnly"}"#, .publisherNotFound),
         ("mute when not publishing", #"{"v":1,"type":"mute","streamId":"mic","muted":true}"#, .invalidField),
-        ("sdpOffer before media plane", #"{"v":1,"type":"sdpOffer","requestId":"x","purpose":"publish","sdp":"v=0"}"#, .notImplemented),
+        ("sdpOffer with unusable SDP", #"{"v":1,"type":"sdpOffer","requestId":"x","purpose":"publish","sdp":"v=0"}"#, .invalidField),
+        ("sdpOffer to subscribe to nobody", #"{"v":1,"type":"sdpOffer","requestId":"x","purpose":"subscribe","sdp":"v=0"}"#, .invalidField),
     ]
 
     @Test("a malformed frame after join gets its error code and the socket stays usable",

@@ -108,11 +108,11 @@ func sdpError<T>(_ body: () throws(SDPError) -> T) -> SDPError? {
     }
 
     @Test func limitOverSizeNamesRuleAndLine() {
-        // 33 lines of 1,000 bytes: the 32,768-byte limit is crossed on line 33.
+        // v=0, then 33 lines of 1,000 bytes (lines 2–34): the 32,768-byte limit is crossed on line 34.
         let line = "a=" + String(repeating: "x", count: 996) + "\r\n"
         let text = "v=0\r\n" + String(repeating: line, count: 33)
         let error = sdpError { () throws(SDPError) in try SessionDescription(parsing: text) }
-        #expect(error == .tooLarge(line: 33, bytes: text.utf8.count, limit: 32 * 1024))
+        #expect(error == .tooLarge(line: 34, bytes: text.utf8.count, limit: 32 * 1024))
         #expect(error?.description.contains("32768-byte limit") == true)
     }
 
@@ -124,10 +124,10 @@ func sdpError<T>(_ body: () throws(SDPError) -> T) -> SDPError? {
     }
 
     @Test func limitLineTooLong() {
-        let text = head + "a=" + String(repeating: "x", count: 4095) + "\r\n"
+        let text = Self.head + "a=" + String(repeating: "x", count: 4095) + "\r\n"
         #expect(sdpError { () throws(SDPError) in try SessionDescription(parsing: text) } ==
             .lineTooLong(line: 5, length: 4097, limit: 4096))
-        let fits = head + "a=" + String(repeating: "x", count: 4094) + "\r\n"
+        let fits = Self.head + "a=" + String(repeating: "x", count: 4094) + "\r\n"
         #expect(sdpError { () throws(SDPError) in try SessionDescription(parsing: fits) } == nil)
     }
 

@@ -23,7 +23,9 @@ struct WHIPResponder: Sendable {
     func publish(_ request: Request) async -> Response {
         do {
             let (claims, offer) = try await read(request, requires: \.allowPublish, "PUBLISH")
-            let answer = try await media.publish(participantId: claims.jti, stageId: claims.topic, offer: offer)
+            let participant = ParticipantDescriptor(participantId: claims.jti, userId: claims.userId ?? "",
+                                                    attributes: claims.attributes ?? [:], capabilities: claims.capabilities)
+            let answer = try await media.publish(participant: participant, stageId: claims.topic, offer: offer)
             return created(answer, location: "/whip/\(answer.resourceId)")
         } catch let response as ErrorResponse {
             return response.response

@@ -9,23 +9,30 @@ import StageTransport
 final class MediaService: @unchecked Sendable {
     let engine: MediaEngine
     let candidateIP: String
+    let hub: SignalingHub
     private var publishers: [String: PublisherSession] = [:]          // participant id → session
     private var subscribers: [String: SubscriberSession] = [:]        // resource id → session
     private var publisherResources: [String: PublisherSession] = [:]  // resource id → session
 
-    init(engine: MediaEngine, candidateIP: String) {
+    init(engine: MediaEngine, candidateIP: String, hub: SignalingHub) {
         self.engine = engine
         self.candidateIP = candidateIP
+        self.hub = hub
     }
+
+    /// Connection ids of media sessions, distinct from signaling sockets' (which count up from 1).
+    private var nextMediaConnection: UInt64 = 1 << 62
 
     struct Answer: Sendable {
         var resourceId: String
         var sdp: String
     }
 
-    /// WHIP: a publisher's offer; replaces an earlier publish session of the same participant.
-    func publish(participantId: String, stageId: String, offer: RemoteOffer) async throws -> Answer {
-        try await engine.eventLoop.submit { [self] in
+    /// WHIP or a signaling `sdpOffer`: a publisher's offer; replaces an earlier publish session
+    /// of the same participant. The participant is announced once media connects.
+    func publish(participant: ParticipantDescriptor, stageId: String, offer: RemoteOffer) async throws -> Answer {
+        let participantId = participant.participantId
+        return try await engine.eventLoop.submit { [self] in
             guard offer.sections.contains(where: { $0.direction == .sendonly || $0.direction == .sendrecv }) else {
                 throw NegotiationError("offer: a WHIP offer must send media (sendonly or sendrecv)")
             }
@@ -33,10 +40,18 @@ final class MediaService: @unchecked Sendable {
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
             let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer)
+            nextMediaConnection += 1
+            let mediaConnection = nextMediaConnection
+            let hub = self.hub
+            session.onConnect = { connected in
+                let streams = connected.streams
+                Task { await hub.mediaStarted(stageId: stageId, participant: participant, streams: streams, mediaConnectionId: mediaConnection) }
+            }
             session.onClose = { [weak self] closed in
                 guard let self else { return }
                 if self.publishers[closed.participantId] === closed { self.publishers[closed.participantId] = nil }
                 self.publisherResources[closed.id] = nil
+                Task { await hub.mediaStopped(stageId: stageId, participantId: participantId, mediaConnectionId: mediaConnection) }
             }
             publishers[participantId] = session
             publisherResources[resourceId] = session

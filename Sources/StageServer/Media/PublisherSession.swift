@@ -1,3 +1,4 @@
+import StageProtocol
 import StageSFU
 import StageTransport
 
@@ -14,6 +15,8 @@ final class PublisherSession: MediaPeerDelegate {
     private var bySSRC: [UInt32: Producer] = [:]
     private var byPayloadType: [UInt8: Producer] = [:]
     var onClose: ((PublisherSession) -> Void)?
+    /// Media connected (DTLS done): the participant now publishes.
+    var onConnect: ((PublisherSession) -> Void)?
     static let senderSSRC: UInt32 = 1
 
     init(id: String, participantId: String, stageId: String, peer: MediaPeer, offer: RemoteOffer) {
@@ -38,6 +41,14 @@ final class PublisherSession: MediaPeerDelegate {
 
     func peerDidConnect(_ peer: MediaPeer) {
         for producer in producers.values { producer.keyframeNeeded() }
+        onConnect?(self)
+    }
+
+    /// The published streams as signaling describes them: one per sending media section.
+    var streams: [StreamDescriptor] {
+        offer.sections.filter { producers[$0.mid] != nil }.map {
+            StreamDescriptor(streamId: $0.trackID ?? $0.mid, kind: $0.kind == .audio ? .audio : .video)
+        }
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {

@@ -6,7 +6,7 @@ extension SignalingHub {
     typealias Refusal = ServerMessage.SignalError
 
     /// Starts publishing `streams`, or replaces the published set.
-    func publish(stageId: String, participantId: String, requestId: String, streams: [StreamDescriptor]) throws(Refusal) {
+    func publish(stageId: String, participantId: String, requestId: String?, streams: [StreamDescriptor]) throws(Refusal) {
         let (sessionId, member) = try joinedMember(stageId, participantId, requestId)
         guard member.peer.participant.capabilities.allowPublish else {
             store.recordEvent(sessionId: sessionId, participantId: participantId, name: "PUBLISH_ERROR",
@@ -27,7 +27,7 @@ extension SignalingHub {
         refreshGauges()
     }
 
-    func unpublish(stageId: String, participantId: String, requestId: String) throws(Refusal) {
+    func unpublish(stageId: String, participantId: String, requestId: String?) throws(Refusal) {
         let (sessionId, member) = try joinedMember(stageId, participantId, requestId)
         guard member.published != nil else {
             reply(member.peer, .publishState(.init(requestId: requestId, state: .notPublished, streams: [])))
@@ -109,7 +109,7 @@ extension SignalingHub {
 enum StreamRules {
     static let maxStreams = 8
 
-    static func check(_ streams: [StreamDescriptor], requestId: String) throws(ServerMessage.SignalError) {
+    static func check(_ streams: [StreamDescriptor], requestId: String?) throws(ServerMessage.SignalError) {
         guard (1...maxStreams).contains(streams.count) else {
             throw .init(code: .invalidField, message: "publish.streams: 1–\(maxStreams) streams, got \(streams.count)", requestId: requestId)
         }

@@ -16,10 +16,11 @@ final class SignalingPeer: Sendable {
     let connectionId: UInt64
     let participant: ParticipantDescriptor
     let sessionFacts: ClientDescription?
-    private let outbox: AsyncStream<Outgoing>.Continuation
+    /// nil for a participant without a socket (a WHIP publisher): nothing to tell it.
+    private let outbox: AsyncStream<Outgoing>.Continuation?
 
     init(connectionId: UInt64, participant: ParticipantDescriptor, client: ClientDescription?,
-         outbox: AsyncStream<Outgoing>.Continuation) {
+         outbox: AsyncStream<Outgoing>.Continuation?) {
         self.connectionId = connectionId
         self.participant = participant
         self.sessionFacts = client
@@ -33,18 +34,18 @@ final class SignalingPeer: Sendable {
     }
 
     func send(_ text: String) {
-        if case .dropped = outbox.yield(.text(text)) {
+        if case .dropped? = outbox?.yield(.text(text)) {
             ServerLog.signaling.warning("peer too slow, closing", metadata: ["participant": "\(participantId)"])
-            outbox.finish()
+            outbox?.finish()
         }
     }
 
     /// Ends the queue without a final message: the socket closes normally once drained.
-    func finish() { outbox.finish() }
+    func finish() { outbox?.finish() }
 
     /// Queues a final `disconnect` and ends the queue.
     func close(with text: String) {
-        outbox.yield(.close(text))
-        outbox.finish()
+        outbox?.yield(.close(text))
+        outbox?.finish()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import HummingbirdWebSocket
+import StageTransport
 import StageProtocol
 import Synchronization
 
@@ -10,13 +11,15 @@ import Synchronization
 struct SignalingSession {
     let hub: SignalingHub
     let admission: TokenAdmission
+    let media: MediaService
     let stageId: String
     let connectionId: UInt64
     private let codec = SignalCodec()
 
-    init(hub: SignalingHub, admission: TokenAdmission, stageId: String, connectionId: UInt64) {
+    init(hub: SignalingHub, admission: TokenAdmission, media: MediaService, stageId: String, connectionId: UInt64) {
         self.hub = hub
         self.admission = admission
+        self.media = media
         self.stageId = stageId
         self.connectionId = connectionId
     }
@@ -127,8 +130,8 @@ struct SignalingSession {
             case .leave:
                 return .leave
             case .sdpOffer(let offer):
-                throw ServerMessage.SignalError(code: .notImplemented, message: "sdpOffer: media negotiation is not available yet",
-                                                requestId: offer.requestId)
+                let answer = try await negotiate(offer, for: peer.participant)
+                peer.send(encoded(.sdpAnswer(.init(requestId: offer.requestId, sdp: answer))))
             }
         } catch let refusal as ServerMessage.SignalError {
             ServerMetrics.signalingRejected(reason: "\(refusal.code)")
@@ -137,6 +140,34 @@ struct SignalingSession {
             peer.send(encoded(.error(.init(code: .internalError, message: "internal error"))))
         }
         return .continue
+    }
+
+    /// Answers an SDP offer for a publish or a subscribe peer connection.
+    private func negotiate(_ request: ClientMessage.SdpOffer, for participant: ParticipantDescriptor) async throws -> String {
+        func refuse(_ code: SignalErrorCode, _ message: String) -> ServerMessage.SignalError {
+            .init(code: code, message: message, requestId: request.requestId)
+        }
+        let offer: RemoteOffer
+        do { offer = try RemoteOffer(sdp: request.sdp) } catch { throw refuse(.invalidField, "sdpOffer.sdp: \(error.reason)") }
+        switch request.purpose {
+        case .publish:
+            guard participant.capabilities.allowPublish else { throw refuse(.insufficientCapabilities, "sdpOffer: the token does not grant PUBLISH") }
+            do {
+                return try await media.publish(participant: participant, stageId: stageId, offer: offer).sdp
+            } catch let error as NegotiationError {
+                throw refuse(.invalidField, "sdpOffer.sdp: \(error.reason)")
+            }
+        case .subscribe:
+            guard participant.capabilities.allowSubscribe else { throw refuse(.insufficientCapabilities, "sdpOffer: the token does not grant SUBSCRIBE") }
+            guard let publisherId = request.participantId else { throw refuse(.invalidField, "sdpOffer.participantId: required to subscribe") }
+            do {
+                return try await media.subscribe(to: publisherId, stageId: stageId, offer: offer).sdp
+            } catch MediaService.SubscribeFailure.publisherNotFound, MediaService.SubscribeFailure.wrongStage {
+                throw refuse(.publisherNotFound, "sdpOffer.participantId: \(publisherId) does not publish media on this stage")
+            } catch let error as NegotiationError {
+                throw refuse(.invalidField, "sdpOffer.sdp: \(error.reason)")
+            }
+        }
     }
 
     /// Checks the join frame and the token; returns the peer and its outbound queue.

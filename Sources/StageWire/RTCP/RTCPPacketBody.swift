@@ -21,10 +21,11 @@ public protocol RTCPPacketBody: Hashable, Sendable {
 extension RTCPPacketBody {
     public static var feedbackFormat: UInt8? { nil }
 
-    /// Parses exactly one packet of this type (header, body, padding).
-    /// - Throws: framing errors, `RTCPError.wrongPacketType`, or the type's own errors.
+    /// Parses exactly one packet of this type (header, body, padding) filling `packet`.
+    /// - Throws: framing errors, `RTCPError.trailingBytes` if bytes follow the packet, `RTCPError.wrongPacketType`, or the type's own errors.
     public init(parsing packet: UnsafeRawBufferPointer) throws(RTCPError) {
         let frame = try RTCPPacketFrame(buffer: packet)
+        guard frame.range.upperBound == packet.count else { throw .trailingBytes(packet.count - frame.range.upperBound) }
         let header = frame.header
         guard header.packetType == Self.packetType, Self.feedbackFormat.map({ $0 == header.count }) ?? true else {
             throw .wrongPacketType(expected: Self.packetType, got: header.packetType, format: header.count)

@@ -10,6 +10,13 @@ extension RTCPTransportCCFeedback {
         /// Arrival time in microseconds in the receiver's time base (reference time × 64 ms plus
         /// the deltas so far); `nil` when not received.
         public var arrivalTime: Int64?
+
+        public init(sequenceNumber: UInt16, status: RTCPTransportCCStatus, receiveDelta: Int16? = nil, arrivalTime: Int64? = nil) {
+            self.sequenceNumber = sequenceNumber
+            self.status = status
+            self.receiveDelta = receiveDelta
+            self.arrivalTime = arrivalTime
+        }
     }
 
     /// Builds feedback from one entry per packet starting at `baseSequenceNumber`: `nil` for a

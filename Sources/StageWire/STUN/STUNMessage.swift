@@ -114,11 +114,12 @@ public struct STUNMessage: Hashable, Sendable {
         return (STUNMessageType(rawValue: bytes.readUInt16(at: 0)), id)
     }
 
-    /// A cheap check for the demultiplexer: at least a header, leading bits zero and the magic
-    /// cookie in place (RFC 8489 §5, RFC 7983 §7). Does not parse.
+    /// A cheap check for the demultiplexer: at least a header, a first byte in RFC 7983 §7's STUN
+    /// range (0–3, i.e. methods below 0x100) and the magic cookie in place (RFC 8489 §5). Does not
+    /// parse. (``init(parsing:)`` itself accepts any first byte with the two leading bits zero.)
     @inlinable
     public static func looksLikeSTUN(_ datagram: UnsafeRawBufferPointer) -> Bool {
-        guard datagram.count >= 20, datagram[0] & 0xC0 == 0 else { return false }
+        guard datagram.count >= 20, datagram[0] <= 3 else { return false }
         return datagram[4] == 0x21 && datagram[5] == 0x12 && datagram[6] == 0xA4 && datagram[7] == 0x42
     }
 

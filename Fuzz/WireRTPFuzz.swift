@@ -1,0 +1,127 @@
+// libFuzzer target for the StageWire media parsers: RTP header + RFC 8285 extensions + in-place
+// rewrites, RTCP compound packets, and the VP8 payload descriptor. Whatever parses must
+// serialize and parse back to an equal value; any mismatch (or trap) is a finding.
+//
+// Built with the StageWire sources compiled into the same module:
+//   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire \
+//     $(find Sources/StageWire -name '*.swift') Fuzz/WireRTPFuzz.swift -o .build-fuzz/rtp-fuzz
+//   .build-fuzz/rtp-fuzz -runs=1000000 -max_len=1500
+// fatalError is used only here, in the harness, to report a broken round trip.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRTP(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let input = UnsafeRawBufferPointer(start: start, count: count)
+    fuzzRTPHeader(input)
+    fuzzRTCP(input)
+    fuzzVP8(input)
+    return 0
+}
+
+private func fuzzRTPHeader(_ input: UnsafeRawBufferPointer) {
+    guard let (header, payload) = try? RTPHeader.parse(input) else { return }
+    guard header.marshalSize == payload.lowerBound, payload.upperBound <= input.count else { fatalError("rtp layout") }
+
+    // Every element lies inside the extension block; decoding values must not trap.
+    var elements = header.extensions(in: input)
+    while let element = elements.next() {
+        guard header.extensionRange.contains(element.valueRange.lowerBound) || element.valueRange.isEmpty,
+            element.valueRange.upperBound <= header.extensionRange.upperBound
+        else { fatalError("rtp extension element outside block") }
+        let value = UnsafeRawBufferPointer(rebasing: input[element.valueRange])
+        _ = try? RTPAbsSendTime(parsing: value)
+        _ = try? RTPTransportSequenceNumber(parsing: value)
+        _ = try? RTPAudioLevel(parsing: value)
+        if let text = try? RTPIdentifierExtension(parsing: value) {
+            guard (try? RTPIdentifierExtension(parsing: text.serialized())) == text else { fatalError("rtp text round trip") }
+        }
+    }
+
+    // Header round trip: serialize with the same extension data, payload and padding length.
+    var bytes: [UInt8] = []
+    header.serialize(into: &bytes, extensionBody: UnsafeRawBufferPointer(rebasing: input[header.extensionRange]))
+    bytes.append(contentsOf: input[payload])
+    let paddingLength = input.count - payload.upperBound
+    if paddingLength > 0 {
+        bytes.append(contentsOf: repeatElement(0, count: paddingLength - 1))
+        bytes.append(UInt8(paddingLength))
+    }
+    guard let (again, againPayload) = try? RTPHeader.parse(bytes), again == header,
+        againPayload == payload, bytes[againPayload].elementsEqual(input[payload])
+    else { fatalError("rtp header round trip") }
+
+    // Owned packet round trip.
+    guard let packet = try? RTPPacket(parsing: input), (try? RTPPacket(parsing: packet.serialized())) == packet else {
+        fatalError("rtp packet round trip")
+    }
+
+    // In-place rewrites change exactly the fields asked.
+    var copy = Array(input)
+    copy.withUnsafeMutableBytes { buffer in
+        guard (try? RTPHeader.rewrite(sequenceNumber: 0xBEEF, timestamp: 0xDEAD_BEEF, ssrc: 0x1234_5678, in: buffer)) != nil,
+            (try? RTPHeader.setPayloadType(111, in: buffer)) != nil, (try? RTPHeader.setMarker(true, in: buffer)) != nil
+        else { fatalError("rtp rewrite threw on a parsed packet") }
+    }
+    var expected = header
+    expected.sequenceNumber = 0xBEEF
+    expected.timestamp = 0xDEAD_BEEF
+    expected.ssrc = 0x1234_5678
+    expected.payloadType = 111
+    expected.marker = true
+    guard (try? RTPHeader.parse(copy))?.header == expected else { fatalError("rtp rewrite") }
+
+    // Adding or replacing an extension element keeps the packet parseable and the value readable.
+    var edited = Array(input)
+    let value: [UInt8] = [0xAB, 0xCD]
+    if (try? RTPHeader.setExtension(id: 5, bytes: value, in: &edited)) != nil {
+        guard let (editedHeader, editedPayload) = try? RTPHeader.parse(edited),
+            edited[editedPayload].elementsEqual(input[payload]),
+            let range = edited.withUnsafeBytes({ editedHeader.extensionValueRange(id: 5, in: $0) }),
+            edited[range].elementsEqual(value)
+        else { fatalError("rtp setExtension") }
+    }
+}
+
+private func fuzzRTCP(_ input: UnsafeRawBufferPointer) {
+    // The lenient walk must never trap, whatever it meets.
+    var iterator = RTCPCompoundIterator(input)
+    var steps = 0
+    while steps < 1_000 {
+        steps += 1
+        do {
+            guard let packet = try iterator.next() else { break }
+            if case let .transportCCFeedback(feedback) = packet { _ = feedback.packetResults() }
+            if case let .genericNACK(nack) = packet { _ = nack.lostSequenceNumbers }
+        } catch {
+            continue
+        }
+    }
+
+    guard let packets = try? RTCPPacket.parseCompound(input) else { return }
+    guard let bytes = try? RTCPPacket.serializeCompound(packets) else { fatalError("rtcp serialize failed on parsed packets") }
+    guard bytes.count == packets.reduce(0, { $0 + $1.marshalSize }) else { fatalError("rtcp marshalSize") }
+    guard let again = try? RTCPPacket.parseCompound(bytes), again == packets else { fatalError("rtcp round trip") }
+    for packet in packets {
+        guard let single = try? packet.serialized(), (try? RTCPPacket(parsing: single)) == packet else {
+            fatalError("rtcp single round trip")
+        }
+    }
+}
+
+private func fuzzVP8(_ input: UnsafeRawBufferPointer) {
+    _ = VP8PayloadDescriptor.isKeyframe(input)
+    _ = try? VP8PayloadDescriptor.keyframeDimensions(input)
+    guard let (descriptor, size) = try? VP8PayloadDescriptor.parse(input) else { return }
+    guard size <= input.count else { fatalError("vp8 size") }
+    let bytes = descriptor.serialized()
+    guard bytes.count == descriptor.marshalSize, let (again, _) = try? VP8PayloadDescriptor.parse(bytes), again == descriptor else {
+        fatalError("vp8 round trip")
+    }
+
+    var copy = Array(input)
+    let newSize = copy.withUnsafeMutableBytes { try? VP8PayloadDescriptor.rewrite(pictureID: 0x1234, tl0PicIdx: 0x56, in: $0) }
+    guard newSize == size, let (rewritten, _) = try? VP8PayloadDescriptor.parse(copy) else { fatalError("vp8 rewrite") }
+    var expected = descriptor
+    if descriptor.pictureID != nil { expected.pictureID = descriptor.longPictureID ? 0x1234 : 0x34 }
+    if descriptor.tl0PicIdx != nil { expected.tl0PicIdx = 0x56 }
+    guard rewritten == expected else { fatalError("vp8 rewrite fields") }
+}
