@@ -29,6 +29,21 @@ public final class Consumer {
         self.munger = munger
     }
 
+    /// The subscriber reports lost packets (its sequence numbers): resend those still cached.
+    /// - Returns: how many were resent.
+    @discardableResult
+    public func retransmit(_ lost: [UInt16]) -> Int {
+        guard let producer, let cache = producer.cache, let source = munger.currentSource else { return 0 }
+        var resent = 0
+        for outgoing in lost {
+            cache.withPacket(ssrc: source, sequence: munger.sourceSequence(for: outgoing)) { packet in
+                let munger = self.munger
+                if send(packet, { var copy = munger; copy.rewrite($0) }) { resent += 1 }
+            }
+        }
+        return resent
+    }
+
     /// The subscriber asked for a keyframe (PLI/FIR).
     public func requestKeyframe() { producer?.keyframeNeeded() }
 

@@ -11,6 +11,8 @@ public final class Producer {
     /// SSRCs this track arrives on (one per simulcast layer; one for a plain track).
     public internal(set) var ssrcs: Set<UInt32> = []
     var consumers: [Consumer] = []
+    /// Recent packets, for answering NACKs (video only: audio is not retransmitted).
+    let cache: PacketCache?
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
     private var lastKeyframeRequest: ContinuousClock.Instant?
@@ -25,12 +27,15 @@ public final class Producer {
         self.id = id
         self.kind = kind
         self.requestKeyframe = requestKeyframe
+        cache = kind == .video ? PacketCache() : nil
     }
 
     /// One RTP packet from the publisher (decrypted, header checked).
     public func receive(_ packet: UnsafeMutableRawBufferPointer) {
         packetsReceived += 1
-        ssrcs.insert(RTPBytes.ssrc(packet))
+        let ssrc = RTPBytes.ssrc(packet)
+        ssrcs.insert(ssrc)
+        cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: RTPBytes.sequenceNumber(packet))
         for consumer in consumers { consumer.forward(UnsafeRawBufferPointer(packet)) }
     }
 

@@ -48,6 +48,9 @@ public struct RTPMunger: Sendable {
         RTPBytes.setPayloadType(packet, payloadType)
     }
 
+    /// The source SSRC currently forwarded.
+    public var currentSource: UInt32? { sourceSSRC }
+
     /// The outgoing sequence number a source sequence number maps to (for translating NACKs).
     public func outgoingSequence(for sourceSequence: UInt16) -> UInt16 { sourceSequence &+ sequenceOffset }
     /// The source sequence number an outgoing one came from.

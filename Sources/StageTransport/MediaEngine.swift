@@ -32,6 +32,8 @@ public final class MediaEngine: @unchecked Sendable {
         let channel = try await DatagramBootstrap(group: engine.eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.maxMessagesPerRead, value: 32)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(engine: engine)) }

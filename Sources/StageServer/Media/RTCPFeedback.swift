@@ -28,6 +28,32 @@ enum RTCPFeedback {
         return ssrcs
     }
 
+    /// Generic NACKs (RFC 4585 §6.2.1: PT 205, FMT 1) in a compound packet: media SSRC → lost
+    /// sequence numbers (each FCI is a PID and a bitmask of the 16 following).
+    static func negativeAcknowledgements(in packet: UnsafeRawBufferPointer) -> [(ssrc: UInt32, lost: [UInt16])] {
+        var result: [(ssrc: UInt32, lost: [UInt16])] = []
+        var offset = 0
+        while offset + 4 <= packet.count {
+            let first = packet[offset], type = packet[offset + 1]
+            let length = ((Int(packet[offset + 2]) << 8 | Int(packet[offset + 3])) + 1) * 4
+            guard first >> 6 == 2, offset + length <= packet.count else { break }
+            if type == 205, first & 0x1F == 1, length >= 16 {
+                var lost: [UInt16] = []
+                var fci = offset + 12
+                while fci + 4 <= offset + length {
+                    let pid = UInt16(packet[fci]) << 8 | UInt16(packet[fci + 1])
+                    let mask = UInt16(packet[fci + 2]) << 8 | UInt16(packet[fci + 3])
+                    lost.append(pid)
+                    for bit in 0..<16 where mask & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
+                    fci += 4
+                }
+                result.append((word(packet, offset + 8), lost))
+            }
+            offset += length
+        }
+        return result
+    }
+
     private static func word(_ p: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
         UInt32(p[at]) << 24 | UInt32(p[at + 1]) << 16 | UInt32(p[at + 2]) << 8 | UInt32(p[at + 3])
     }

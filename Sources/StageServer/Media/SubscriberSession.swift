@@ -30,8 +30,12 @@ final class SubscriberSession: MediaPeerDelegate {
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
-        for ssrc in RTCPFeedback.keyframeRequests(in: UnsafeRawBufferPointer(packet)) {
+        let compound = UnsafeRawBufferPointer(packet)
+        for ssrc in RTCPFeedback.keyframeRequests(in: compound) {
             consumers[ssrc]?.requestKeyframe()
+        }
+        for nack in RTCPFeedback.negativeAcknowledgements(in: compound) {
+            consumers[nack.ssrc]?.retransmit(nack.lost)
         }
     }
 
