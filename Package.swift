@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "StageServer",
             dependencies: [
-                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU",
+                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

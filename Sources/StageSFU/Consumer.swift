@@ -6,6 +6,8 @@ public final class Consumer {
     var munger: RTPMunger
     /// Copies `packet`, lets `rewrite` change the copy's header, protects and sends it.
     let send: (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
+    /// Layer choice for a simulcast producer (nil for a plain track).
+    public private(set) var selector: LayerSelector?
     /// Paused consumers drop packets (mute, or a subscription to audio only).
     public var isPaused = false
     public private(set) var packetsForwarded = 0
@@ -19,13 +21,35 @@ public final class Consumer {
         self.producer = producer
         munger = RTPMunger(outgoingSSRC: outgoingSSRC, payloadType: payloadType)
         self.send = send
+        if !producer.layers.isEmpty { selector = LayerSelector() }
         producer.attach(self)
     }
 
-    func forward(_ packet: UnsafeRawBufferPointer) {
+    /// Sets the simulcast layer the subscriber wants (nil: the highest available); the switch
+    /// happens at the next keyframe of that layer.
+    public func setPreferredLayer(_ layer: Int?) {
+        guard selector != nil else { return }
+        selector?.preferred = layer
+        producer?.keyframeNeeded(layer: layer ?? ((producer?.layers.count ?? 1) - 1))
+    }
+
+    func forward(_ packet: UnsafeRawBufferPointer, layer: Int, flowing: [Bool], payloadOffset: Int, now: ContinuousClock.Instant) {
         guard !isPaused else { return }
+        if var selector {
+            let decision = selector.accept(layer: layer, flowing: flowing) {
+                VP8Keyframe.startsKeyframe(UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...]))
+            }
+            self.selector = selector
+            switch decision {
+            case .drop(let needsKeyframeOn):
+                if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, now: now) }
+                return
+            case .forward:
+                break
+            }
+        }
         var munger = self.munger
-        if send(packet, { munger.rewrite($0) }) { packetsForwarded += 1 }
+        if send(packet, { munger.rewrite($0, now: now) }) { packetsForwarded += 1 }
         self.munger = munger
     }
 

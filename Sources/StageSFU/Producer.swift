@@ -10,6 +10,13 @@ public final class Producer {
     public let kind: MediaKind
     /// SSRCs this track arrives on (one per simulcast layer; one for a plain track).
     public internal(set) var ssrcs: Set<UInt32> = []
+    /// Simulcast layers by rid, lowest quality first (empty for a plain track).
+    public let layers: [String]
+    /// The SSRC each layer arrives on, once seen.
+    var layerSSRCs: [Int: UInt32] = [:]
+    private var lastPacketAt: [Int: ContinuousClock.Instant] = [:]
+    /// A layer silent this long no longer counts as flowing.
+    public static let layerTimeout: Duration = .milliseconds(1500)
     var consumers: [Consumer] = []
     /// Recent packets, for answering NACKs (video only: audio is not retransmitted).
     let cache: PacketCache?
@@ -23,20 +30,45 @@ public final class Producer {
     /// Keyframe requests towards the publisher are at most this frequent.
     public static let keyframeRequestInterval: Duration = .milliseconds(300)
 
-    public init(id: String, kind: MediaKind, requestKeyframe: @escaping (_ ssrc: UInt32) -> Void) {
+    public init(id: String, kind: MediaKind, layers: [String] = [], requestKeyframe: @escaping (_ ssrc: UInt32) -> Void) {
         self.id = id
         self.kind = kind
+        self.layers = layers
         self.requestKeyframe = requestKeyframe
         cache = kind == .video ? PacketCache() : nil
     }
 
     /// One RTP packet from the publisher (decrypted, header checked).
-    public func receive(_ packet: UnsafeMutableRawBufferPointer) {
+    /// - Parameters:
+    ///   - layer: its simulcast layer index (0 for a plain track).
+    ///   - payloadOffset: where the RTP payload starts (after CSRCs and extensions).
+    public func receive(_ packet: UnsafeMutableRawBufferPointer, layer: Int = 0, payloadOffset: Int = 12,
+                        now: ContinuousClock.Instant = .now) {
         packetsReceived += 1
         let ssrc = RTPBytes.ssrc(packet)
         ssrcs.insert(ssrc)
+        if !layers.isEmpty {
+            layerSSRCs[layer] = ssrc
+            lastPacketAt[layer] = now
+        }
         cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: RTPBytes.sequenceNumber(packet))
-        for consumer in consumers { consumer.forward(UnsafeRawBufferPointer(packet)) }
+        let flowing = layers.isEmpty ? [] : flowingLayers(now: now)
+        for consumer in consumers {
+            consumer.forward(UnsafeRawBufferPointer(packet), layer: layer, flowing: flowing, payloadOffset: payloadOffset, now: now)
+        }
+    }
+
+    /// Which layers delivered a packet recently.
+    func flowingLayers(now: ContinuousClock.Instant) -> [Bool] {
+        layers.indices.map { index in lastPacketAt[index].map { now - $0 < Self.layerTimeout } ?? false }
+    }
+
+    /// Asks the publisher for a keyframe on one layer, rate limited per producer.
+    func keyframeNeeded(layer: Int, now: ContinuousClock.Instant = .now) {
+        guard let ssrc = layerSSRCs[layer] else { return }
+        if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval { return }
+        lastKeyframeRequest = now
+        requestKeyframe(ssrc)
     }
 
     /// A consumer or the SFU wants a keyframe: ask the publisher, rate limited.

@@ -13,17 +13,20 @@ public struct RTPMunger: Sendable {
     private var started = false
     /// The source whose numbering the offsets are for.
     private var sourceSSRC: UInt32?
+    private var lastForwardedAt: ContinuousClock.Instant?
+    /// RTP clock ticks per millisecond (90 for video, 48 for Opus).
+    public let ticksPerMillisecond: UInt32
 
-    public init(outgoingSSRC: UInt32, payloadType: UInt8) {
+    public init(outgoingSSRC: UInt32, payloadType: UInt8, clockRate: UInt32 = 90_000) {
         self.outgoingSSRC = outgoingSSRC
         self.payloadType = payloadType
+        ticksPerMillisecond = max(1, clockRate / 1000)
     }
 
-    /// Rewrites `packet` in place (its header must be a parsed RTP header).
-    /// - Parameters:
-    ///   - timestampGap: on a switch of source, how far after the last forwarded timestamp the
-    ///     first packet of the new source lands (one frame at 90 kHz / 30 fps by default).
-    public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, timestampGap: UInt32 = 3000) {
+    /// Rewrites `packet` in place (its header must be a parsed RTP header). On a switch of
+    /// source, the first new timestamp lands after the last one by the wall-clock time
+    /// between them (at least one tick): simulcast layers have unrelated timestamp bases.
+    public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, now: ContinuousClock.Instant = .now) {
         let ssrc = RTPBytes.ssrc(packet)
         let sequence = RTPBytes.sequenceNumber(packet)
         let timestamp = RTPBytes.timestamp(packet)
@@ -33,9 +36,12 @@ public struct RTPMunger: Sendable {
             sourceSSRC = ssrc
         } else if ssrc != sourceSSRC {
             sourceSSRC = ssrc
+            let elapsed = lastForwardedAt.map { now - $0 } ?? .zero
+            let milliseconds = UInt32(clamping: max(1, elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
             sequenceOffset = lastSequence &+ 1 &- sequence
-            timestampOffset = lastTimestamp &+ timestampGap &- timestamp
+            timestampOffset = lastTimestamp &+ milliseconds &* ticksPerMillisecond &- timestamp
         }
+        lastForwardedAt = now
         let outSequence = sequence &+ sequenceOffset
         let outTimestamp = timestamp &+ timestampOffset
         if Self.isNewer(outSequence, than: lastSequence) || lastSequence == 0 {

@@ -17,6 +17,8 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     case malformedRTP = "malformed_rtp"
     case malformedRTCP = "malformed_rtcp"
     case unknownSSRC = "unknown_ssrc"
+    case unknownRID = "unknown_rid"
+    case retransmissionNotForwarded = "rtx_not_forwarded"
 
     /// Counters built once: the drop path runs per packet.
     static let counters: [MediaDropReason: Counter] = Dictionary(uniqueKeysWithValues: allCases.map {

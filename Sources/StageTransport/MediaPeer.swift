@@ -42,6 +42,8 @@ public final class MediaPeer: @unchecked Sendable {
     }
 
     public var isConnected: Bool { srtp != nil }
+    /// The media engine's event loop, for timers of the peer's owner.
+    public var eventLoop: (any EventLoop)? { engine?.eventLoop }
     public var srtpProfile: SRTPKeyingMaterial.Profile? { srtp?.profile }
 
     /// Protects and sends an RTP packet to the peer. Call on the engine's event loop.

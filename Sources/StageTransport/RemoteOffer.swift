@@ -36,8 +36,8 @@ public struct RemoteOffer: Sendable {
         "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id",
         "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id",
     ]
-    /// RTCP feedback this SFU honours (RFC 4585 nack and pli, RFC 5104 fir).
-    static let supportedFeedback: Set<String> = ["nack", "nack pli", "ccm fir"]
+    /// RTCP feedback this SFU honours (RFC 4585 nack and pli, RFC 5104 fir) or sends (REMB).
+    static let supportedFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb"]
 
     public let description: SessionDescription
     public let fingerprint: [UInt8]

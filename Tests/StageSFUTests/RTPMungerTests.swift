@@ -9,9 +9,11 @@ struct RTPMungerTests {
          UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF), 0xAA]
     }
 
-    func rewrite(_ munger: inout RTPMunger, _ bytes: [UInt8]) -> (ssrc: UInt32, sequence: UInt16, timestamp: UInt32, pt: UInt8, marker: Bool) {
+    static let start = ContinuousClock.now
+
+    func rewrite(_ munger: inout RTPMunger, _ bytes: [UInt8], atMillisecond ms: Int = 0) -> (ssrc: UInt32, sequence: UInt16, timestamp: UInt32, pt: UInt8, marker: Bool) {
         var copy = bytes
-        copy.withUnsafeMutableBytes { munger.rewrite($0) }
+        copy.withUnsafeMutableBytes { munger.rewrite($0, now: Self.start + .milliseconds(ms)) }
         return copy.withUnsafeMutableBytes { p in
             (RTPBytes.ssrc(p), RTPBytes.sequenceNumber(p), RTPBytes.timestamp(p), RTPBytes.payloadType(p), p[1] & 0x80 != 0)
         }
@@ -25,16 +27,17 @@ struct RTPMungerTests {
         #expect(out.sequence == 10 && out.timestamp == 1000)
     }
 
-    @Test("a switch of source continues the sequence without a gap and the timestamp one frame on")
+    @Test("a switch of source continues the sequence without a gap and the timestamp by the time elapsed")
     func switchKeepsContinuity() {
         var munger = RTPMunger(outgoingSSRC: 7, payloadType: 96)
-        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 100, timestamp: 9000))
-        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 101, timestamp: 12000))
-        let switched = rewrite(&munger, Self.packet(ssrc: 2, sequence: 5000, timestamp: 500))
+        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 100, timestamp: 9000), atMillisecond: 0)
+        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 101, timestamp: 12000), atMillisecond: 33)
+        // The other layer's timestamps have an unrelated base; 40 ms later → 40 × 90 ticks on.
+        let switched = rewrite(&munger, Self.packet(ssrc: 2, sequence: 5000, timestamp: 500), atMillisecond: 73)
         #expect(switched.sequence == 102)
-        #expect(switched.timestamp == 15000)
-        let next = rewrite(&munger, Self.packet(ssrc: 2, sequence: 5001, timestamp: 3500))
-        #expect(next.sequence == 103 && next.timestamp == 18000)
+        #expect(switched.timestamp == 12000 + 40 * 90)
+        let next = rewrite(&munger, Self.packet(ssrc: 2, sequence: 5001, timestamp: 3500), atMillisecond: 106)
+        #expect(next.sequence == 103 && next.timestamp == 12000 + 40 * 90 + 3000)
     }
 
     @Test("sequence numbers wrap around 65535 (RFC 1982 serial arithmetic)")

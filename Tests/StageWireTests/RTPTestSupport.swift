@@ -83,3 +83,8 @@ enum MediaFixtures {
         0xE0, 0x01,  // height 480, scale 0
     ]
 }
+
+/// Runs `body` over the memory of `bytes` and returns the VP8Error it throws, or nil.
+func vp8Error<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(VP8Error) -> T) -> VP8Error? {
+    bytes.withUnsafeBytes { buffer in vp8Error { () throws(VP8Error) in try body(buffer) } }
+}

@@ -18,6 +18,38 @@ struct WHIPResponder: Sendable {
             await subscribe(request, to: context.parameters.get("participantId") ?? "")
         }
         router.delete("/whep/resource/:resource") { _, context in await delete(context.parameters.get("resource") ?? "") }
+        router.post("/whep/resource/:resource/layer") { request, context in
+            await selectLayer(request, resource: context.parameters.get("resource") ?? "")
+        }
+        // Browsers call WHIP/WHEP from other origins: answer the CORS preflight (RFC 9725 §4.6).
+        for path in ["/whip", "/whip/:resource", "/whep/:participantId", "/whep/resource/:resource", "/whep/resource/:resource/layer"] {
+            router.on(RouterPath(path), method: .options) { _, _ in Response(status: .noContent, headers: Self.corsHeaders) }
+        }
+    }
+
+    static let corsHeaders: HTTPFields = [
+        .accessControlAllowOrigin: "*",
+        .accessControlAllowMethods: "POST, DELETE, OPTIONS",
+        .accessControlAllowHeaders: "Authorization, Content-Type",
+        .accessControlExposeHeaders: "Location, Link",
+    ]
+
+    /// The WHEP layer extension's request: `{"encodingId": "h"}` picks a simulcast layer by rid;
+    /// an empty object goes back to the highest available.
+    func selectLayer(_ request: Request, resource: String) async -> Response {
+        struct LayerRequest: Decodable { var encodingId: String? }
+        guard let body = try? await request.body.collect(upTo: 4096),
+              let layer = try? JSONDecoder().decode(LayerRequest.self, from: Data(buffer: body)) else {
+            return text(.badRequest, "body: a JSON object {\"encodingId\": \"<rid>\"}")
+        }
+        do {
+            try await media.setLayer(resourceId: resource, rid: layer.encodingId)
+            return Response(status: .noContent, headers: Self.corsHeaders)
+        } catch MediaService.LayerFailure.noSuchLayer(let layers) {
+            return text(.badRequest, "encodingId: must be one of \(layers.joined(separator: ", "))")
+        } catch {
+            return text(.notFound, "no such WHEP session")
+        }
     }
 
     func publish(_ request: Request) async -> Response {
@@ -37,8 +69,11 @@ struct WHIPResponder: Sendable {
     func subscribe(_ request: Request, to publisherId: String) async -> Response {
         do {
             let (claims, offer) = try await read(request, requires: \.allowSubscribe, "SUBSCRIBE")
-            let answer = try await media.subscribe(to: publisherId, stageId: claims.topic, offer: offer)
-            return created(answer, location: "/whep/resource/\(answer.resourceId)")
+            let layer = request.uri.queryParameters.get("layer")
+            let answer = try await media.subscribe(to: publisherId, stageId: claims.topic, offer: offer, layer: layer)
+            var response = created(answer, location: "/whep/resource/\(answer.resourceId)")
+            response.headers[HTTPField.Name("Link")!] = "</whep/resource/\(answer.resourceId)/layer>; rel=\"urn:ietf:params:whep:ext:core:layer\""
+            return response
         } catch let response as ErrorResponse {
             return response.response
         } catch MediaService.SubscribeFailure.publisherNotFound {
@@ -91,12 +126,15 @@ struct WHIPResponder: Sendable {
     }
 
     private func created(_ answer: MediaService.Answer, location: String) -> Response {
-        Response(status: .created, headers: [.contentType: "application/sdp", .location: location],
-                 body: .init(byteBuffer: ByteBuffer(string: answer.sdp)))
+        var headers = Self.corsHeaders
+        headers[.contentType] = "application/sdp"
+        headers[.location] = location
+        return Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer.sdp)))
     }
 
     private func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+        var headers = Self.corsHeaders
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 }

@@ -65,7 +65,8 @@ final class MediaService: @unchecked Sendable {
     enum SubscribeFailure: Error { case publisherNotFound, wrongStage }
 
     /// WHEP: a subscriber's offer for one publisher's tracks.
-    func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer) async throws -> Answer {
+    /// - Parameter layer: the simulcast layer wanted, by rid (nil: the highest available).
+    func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer, layer: String? = nil) async throws -> Answer {
         try await engine.eventLoop.submit { [self] in
             guard let publisher = publishers[publisherId] else { throw SubscribeFailure.publisherNotFound }
             guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
@@ -76,10 +77,12 @@ final class MediaService: @unchecked Sendable {
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: section.kind == .audio ? .audio : .video) else { continue }
                 let ssrc = UInt32.random(in: 0x1000...UInt32.max)
-                session.add(Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
-                                     payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
+                let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
+                                        payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
                     peer?.sendRTP(packet, rewrite: rewrite) ?? false
-                })
+                }
+                if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
+                session.add(consumer)
                 outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)")
             }
             session.onClose = { [weak self] closed in self?.subscribers[closed.id] = nil }
@@ -104,6 +107,24 @@ final class MediaService: @unchecked Sendable {
             }
             return false
         }.get()) ?? false
+    }
+
+    enum LayerFailure: Error { case noSuchResource, noSuchLayer([String]) }
+
+    /// Changes the simulcast layer a subscriber receives; the switch happens at a keyframe.
+    func setLayer(resourceId: String, rid: String?) async throws {
+        try await engine.eventLoop.submit { [self] in
+            guard let session = subscribers[resourceId] else { throw LayerFailure.noSuchResource }
+            for consumer in session.consumers.values {
+                guard let layers = consumer.producer?.layers, !layers.isEmpty else { continue }
+                guard let rid else {
+                    consumer.setPreferredLayer(nil)
+                    continue
+                }
+                guard let index = layers.firstIndex(of: rid) else { throw LayerFailure.noSuchLayer(layers) }
+                consumer.setPreferredLayer(index)
+            }
+        }.get()
     }
 
     /// Whether a participant publishes media now.

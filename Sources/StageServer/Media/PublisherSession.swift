@@ -1,5 +1,7 @@
 import StageProtocol
 import StageSFU
+import StageWire
+import NIOCore
 import StageTransport
 
 /// A participant's publish peer connection: its producers, one per media section, and the
@@ -12,8 +14,12 @@ final class PublisherSession: MediaPeerDelegate {
     let offer: RemoteOffer
     /// mid → producer.
     private(set) var producers: [String: Producer] = [:]
-    private var bySSRC: [UInt32: Producer] = [:]
+    /// Where packets of a known SSRC go: producer and simulcast layer.
+    private var bySSRC: [UInt32: (producer: Producer, layer: Int)] = [:]
     private var byPayloadType: [UInt8: Producer] = [:]
+    /// rid header-extension id → (producer, its rids), for simulcast senders that signal no SSRC.
+    private var simulcastByMid: [String: (producer: Producer, ridExtension: UInt8)] = [:]
+    private var retransmissionPayloadTypes: Set<UInt8> = []
     var onClose: ((PublisherSession) -> Void)?
     /// Media connected (DTLS done): the participant now publishes.
     var onConnect: ((PublisherSession) -> Void)?
@@ -26,22 +32,46 @@ final class PublisherSession: MediaPeerDelegate {
         self.peer = peer
         self.offer = offer
         for section in offer.sections where section.direction == .sendonly || section.direction == .sendrecv {
-            let producer = Producer(id: "\(participantId):\(section.mid)", kind: section.kind == .audio ? .audio : .video) { [weak peer] ssrc in
+            let ridExtension = section.extensions["urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"].map { UInt8(truncatingIfNeeded: $0) }
+            let layers = ridExtension == nil ? [] : section.sendRIDs
+            let producer = Producer(id: "\(participantId):\(section.mid)", kind: section.kind == .audio ? .audio : .video,
+                                    layers: layers) { [weak peer] ssrc in
                 guard let peer else { return }
                 RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { _ = peer.sendRTCP($0) }
             }
             producers[section.mid] = producer
-            for ssrc in section.ssrcs { bySSRC[ssrc] = producer }
-            byPayloadType[section.codec.payloadType] = producer
+            if let ridExtension, !layers.isEmpty {
+                simulcastByMid[section.mid] = (producer, ridExtension)
+            } else {
+                for ssrc in section.ssrcs { bySSRC[ssrc] = (producer, 0) }
+                byPayloadType[section.codec.payloadType] = producer
+            }
+            if let rtx = section.retransmissionPayloadType { retransmissionPayloadTypes.insert(rtx) }
         }
         peer.delegate = self
     }
 
     func producer(kind: MediaKind) -> Producer? { producers.values.first { $0.kind == kind } }
 
+    /// The incoming bitrate each publisher may use, advertised with REMB once a second.
+    static let maxIncomingBitrate: UInt64 = 6_000_000
+
     func peerDidConnect(_ peer: MediaPeer) {
         for producer in producers.values { producer.keyframeNeeded() }
         onConnect?(self)
+        rembTask = peer.eventLoop?.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { [weak self] _ in
+            self?.advertiseBitrate()
+        }
+    }
+
+    private var rembTask: RepeatedTask?
+
+    /// Tells the publisher how much it may send (senders that negotiated goog-remb ramp up to it).
+    private func advertiseBitrate() {
+        let ssrcs = bySSRC.filter { $0.value.producer.kind == .video }.map(\.key).sorted()
+        guard !ssrcs.isEmpty else { return }
+        RTCPFeedback.receiverEstimatedMaximumBitrate(sender: Self.senderSSRC, bitsPerSecond: Self.maxIncomingBitrate, ssrcs: ssrcs)
+            .withUnsafeBytes { _ = peer.sendRTCP($0) }
     }
 
     /// The published streams as signaling describes them: one per sending media section.
@@ -52,13 +82,35 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
-        guard packet.count >= 12 else { return MediaDropReason.malformedRTP.count() }
-        let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
-        if let producer = bySSRC[ssrc] { return producer.receive(packet) }
-        // A sender that did not signal its SSRC: bind it by payload type, once (RTX is not forwarded yet).
-        guard let producer = byPayloadType[packet[1] & 0x7F] else { return MediaDropReason.unknownSSRC.count() }
-        bySSRC[ssrc] = producer
-        producer.receive(packet)
+        guard let (header, payload) = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
+            return MediaDropReason.malformedRTP.count()
+        }
+        if let route = bySSRC[header.ssrc] {
+            return route.producer.receive(packet, layer: route.layer, payloadOffset: payload.lowerBound)
+        }
+        if retransmissionPayloadTypes.contains(header.payloadType) { return MediaDropReason.retransmissionNotForwarded.count() }
+        guard let route = learnRoute(header, packet: UnsafeRawBufferPointer(packet)) else { return }
+        bySSRC[header.ssrc] = route
+        route.producer.receive(packet, layer: route.layer, payloadOffset: payload.lowerBound)
+    }
+
+    /// An SSRC the offer did not list: a simulcast layer named by its rid header extension
+    /// (RFC 8852), or a plain track recognised by its payload type.
+    private func learnRoute(_ header: RTPHeader, packet: UnsafeRawBufferPointer) -> (producer: Producer, layer: Int)? {
+        for (producer, ridExtension) in simulcastByMid.values {
+            guard let range = header.extensionValueRange(id: ridExtension, in: packet) else { continue }
+            let rid = String(decoding: packet[range], as: UTF8.self)
+            guard let layer = producer.layers.firstIndex(of: rid) else {
+                MediaDropReason.unknownRID.count()
+                return nil
+            }
+            return (producer, layer)
+        }
+        guard let producer = byPayloadType[header.payloadType] else {
+            MediaDropReason.unknownSSRC.count()
+            return nil
+        }
+        return (producer, 0)
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
@@ -66,6 +118,7 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
+        rembTask?.cancel()
         for producer in producers.values { producer.close() }
         onClose?(self)
     }

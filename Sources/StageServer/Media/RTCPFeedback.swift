@@ -5,6 +5,23 @@ enum RTCPFeedback {
         [0x81, 206, 0x00, 0x02] + bigEndian(sender) + bigEndian(media)
     }
 
+    /// A Receiver Estimated Maximum Bitrate message (draft-alvestrand-rmcat-remb-03 §2.2):
+    /// PSFB (PT 206) with FMT 15, "REMB", the bitrate as an 18-bit mantissa and 6-bit exponent.
+    static func receiverEstimatedMaximumBitrate(sender: UInt32, bitsPerSecond: UInt64, ssrcs: [UInt32]) -> [UInt8] {
+        var exponent: UInt64 = 0
+        var mantissa = bitsPerSecond
+        while mantissa >= 1 << 18 {
+            mantissa >>= 1
+            exponent += 1
+        }
+        let words = 4 + ssrcs.count   // after the first header word: sender, media(0), "REMB", num+BR, SSRCs
+        var packet: [UInt8] = [0x8F, 206, UInt8(words >> 8), UInt8(words & 0xFF)] + bigEndian(sender) + bigEndian(0)
+        packet += Array("REMB".utf8)
+        packet += [UInt8(ssrcs.count), UInt8(exponent << 2 | mantissa >> 16), UInt8(mantissa >> 8 & 0xFF), UInt8(mantissa & 0xFF)]
+        for ssrc in ssrcs { packet += bigEndian(ssrc) }
+        return packet
+    }
+
     /// Media SSRCs for which a compound packet asks for a keyframe (PLI, or FIR entries).
     static func keyframeRequests(in packet: UnsafeRawBufferPointer) -> [UInt32] {
         var ssrcs: [UInt32] = []

@@ -1,0 +1,41 @@
+/// Which simulcast layer a consumer forwards (policy; the munger is the mechanism).
+///
+/// Layers are indices from lowest (0) to highest quality. The consumer forwards `current`;
+/// when the wanted layer differs it sets `target`, asks for a keyframe there, and keeps
+/// forwarding `current` until the target's keyframe arrives, so the subscriber never freezes
+/// nor gets an undecodable frame. "None" is `nil`, not a sentinel number.
+public struct LayerSelector: Sendable, Equatable {
+    /// The layer the subscriber asked for; nil means the highest available.
+    public var preferred: Int?
+    public private(set) var current: Int?
+    public private(set) var target: Int?
+
+    public init(preferred: Int? = nil) { self.preferred = preferred }
+
+    /// The layer to aim for, given which layers are flowing now.
+    public func wanted(flowing: [Bool]) -> Int? {
+        let available = flowing.indices.filter { flowing[$0] }
+        guard let highest = available.last else { return nil }
+        guard let preferred else { return highest }
+        // The preferred layer if it flows, else the closest below it, else the lowest above.
+        return available.last { $0 <= preferred } ?? available.first
+    }
+
+    /// Decides for one packet of `layer`. `isKeyframeStart` is evaluated only when needed.
+    public mutating func accept(layer: Int, flowing: [Bool], isKeyframeStart: () -> Bool) -> Decision {
+        let wanted = self.wanted(flowing: flowing)
+        target = wanted == current ? nil : wanted
+        if let target, layer == target, isKeyframeStart() {
+            current = target
+            self.target = nil
+            return .forward(switched: true)
+        }
+        return layer == current ? .forward(switched: false) : .drop(needsKeyframeOn: target)
+    }
+
+    public enum Decision: Equatable, Sendable {
+        case forward(switched: Bool)
+        /// Not this layer; a keyframe is needed on `needsKeyframeOn` to switch.
+        case drop(needsKeyframeOn: Int?)
+    }
+}

@@ -1,0 +1,143 @@
+"""Headless Chromium publishes 3-layer VP8 simulcast over WHIP (the realistic browser
+publisher). aiortc WHEP subscribers ask for each layer and receive that layer's resolution; a
+subscriber that switches layers mid-stream sees no decode error and no long gap."""
+import asyncio
+import logging
+import pathlib
+import shutil
+import subprocess
+import time
+
+import pytest
+import requests
+
+from test_media_aiortc import peer, post_offer
+
+PAGE = """<!doctype html><meta charset=utf-8><script>
+(async () => {
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({video: {width: 1280, height: 720, frameRate: 30}, audio: true});
+    const pc = new RTCPeerConnection();
+    pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly', sendEncodings: [
+      {rid: 'q', scaleResolutionDownBy: 4}, {rid: 'h', scaleResolutionDownBy: 2}, {rid: 'f'}]});
+    pc.addTransceiver(stream.getAudioTracks()[0], {direction: 'sendonly'});
+    await pc.setLocalDescription();
+    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
+    const response = await fetch('%(whip)s', {method: 'POST', body: pc.localDescription.sdp,
+      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
+    console.log('WHIP_STATUS ' + response.status);
+    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
+    pc.onconnectionstatechange = () => console.log('PC_STATE ' + pc.connectionState);
+  } catch (e) { console.log('WHIP_ERROR ' + e); }
+})();
+</script>"""
+
+CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
+                  "--use-fake-device-for-media-stream", "--allow-loopback-in-peer-connection",
+                  "--disable-features=WebRtcHideLocalIpsWithMdns", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--autoplay-policy=no-user-gesture-required", "--enable-logging=stderr", "--v=0"]
+
+
+class DecodeErrors(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def emit(self, record):
+        if "failed to decode" in record.getMessage():
+            self.count += 1
+
+
+async def watch(server_url, publisher_id, token, layer, seconds, switch_to=None, switch_after=None):
+    pc = peer()
+    pc.addTransceiver("video", direction="recvonly")
+    frames = []   # (arrival time, width, height)
+    done = asyncio.get_event_loop().create_future()
+
+    @pc.on("track")
+    def on_track(track):
+        if track.kind != "video":
+            return
+
+        async def read():
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                try:
+                    frame = await asyncio.wait_for(track.recv(), timeout=2)
+                except Exception:
+                    break
+                frames.append((time.monotonic(), frame.width, frame.height))
+            if not done.done():
+                done.set_result(None)
+        asyncio.ensure_future(read())
+
+    location = await post_offer(pc, f"{server_url}/whep/{publisher_id}?layer={layer}", token)
+    switched_at = None
+    if switch_to:
+        await asyncio.sleep(switch_after)
+        response = await asyncio.to_thread(requests.post, f"{server_url}{location}/layer",
+                                           json={"encodingId": switch_to}, timeout=5)
+        assert response.status_code == 204, response.text
+        switched_at = time.monotonic()
+    await asyncio.wait_for(done, timeout=seconds + 10)
+    await pc.close()
+    return frames, switched_at
+
+
+def wait_for_publisher(server_url, publisher_id, token, timeout=25):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        probe = requests.post(f"{server_url}/whep/{publisher_id}", data="x", timeout=5,
+                              headers={"Authorization": f"Bearer {token}", "Content-Type": "application/sdp"})
+        if probe.status_code != 404:
+            return True
+        time.sleep(0.25)
+    return False
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (scripts/setup.sh --interop installs it)")
+def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_path):
+    stage = make_stage()
+    publisher = client.create_participant_token(stageArn=stage["arn"], userId="chromium", capabilities=["PUBLISH"])["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], userId="viewer", capabilities=["SUBSCRIBE"])["participantToken"]
+    page = tmp_path / "publish.html"
+    page.write_text(PAGE % {"whip": f"{server.url}/whip", "token": publisher["token"]})
+    log = open(tmp_path / "chromium.log", "wb")
+    browser = subprocess.Popen(["timeout", "60", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                                page.as_uri()], stdout=log, stderr=subprocess.STDOUT)
+    errors = DecodeErrors()
+    logging.getLogger("aiortc.rtcrtpreceiver").addHandler(errors)
+    try:
+        assert wait_for_publisher(server.url, publisher["participantId"], viewer["token"]), \
+            (tmp_path / "chromium.log").read_text(errors="replace")[-3000:]
+        time.sleep(4)   # let the browser's bandwidth estimate reach all three layers
+
+        async def all_viewers():
+            fixed = [watch(server.url, publisher["participantId"], viewer["token"], rid, seconds=6) for rid in ("q", "h", "f")]
+            switching = watch(server.url, publisher["participantId"], viewer["token"], "q", seconds=8, switch_to="f", switch_after=3)
+            return await asyncio.gather(*fixed, switching)
+        (q, _), (h, _), (f, _), (switch_frames, switched_at) = asyncio.run(all_viewers())
+    finally:
+        logging.getLogger("aiortc.rtcrtpreceiver").removeHandler(errors)
+        browser.terminate()
+        browser.wait()
+        log.close()
+
+    def settled_size(frames):
+        tail = frames[len(frames) // 2:]
+        assert tail, "no frames"
+        return max(set((w, h) for _, w, h in tail), key=[(w, h) for _, w, h in tail].count)
+
+    sizes = {"q": settled_size(q), "h": settled_size(h), "f": settled_size(f)}
+    print("layer sizes:", sizes, "frames:", len(q), len(h), len(f))
+    assert sizes == {"q": (320, 180), "h": (640, 360), "f": (1280, 720)}
+
+    before = [(w, h) for t, w, h in switch_frames if t < switched_at]
+    after = [(w, h) for t, w, h in switch_frames if t > switched_at + 1.5]
+    gaps = [b[0] - a[0] for a, b in zip(switch_frames, switch_frames[1:])]
+    print(f"switch q→f: {len(before)} frames before, {len(after)} settled after; max gap {max(gaps):.3f} s; decode errors {errors.count}")
+    assert before and set(before) == {(320, 180)}
+    assert after and set(after) == {(1280, 720)}
+    assert max(gaps) < 1.0
+    assert errors.count == 0
