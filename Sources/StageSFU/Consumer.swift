@@ -68,8 +68,15 @@ public final class Consumer {
         return resent
     }
 
-    /// The subscriber asked for a keyframe (PLI/FIR).
-    public func requestKeyframe() { producer?.keyframeNeeded() }
+    /// The subscriber asked for a keyframe (PLI/FIR): of the layer it receives or is switching to.
+    public func requestKeyframe() {
+        guard let producer else { return }
+        if let layer = selector?.target ?? selector?.current ?? selector.flatMap({ _ in producer.layers.indices.last }) {
+            producer.keyframeNeeded(layer: layer)
+        } else {
+            producer.keyframeNeeded()
+        }
+    }
 
     public func close() {
         producer?.detach(self)

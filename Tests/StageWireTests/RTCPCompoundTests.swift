@@ -22,7 +22,7 @@ import Testing
         #expect(packets[1] == .sourceDescription(sdes))
         #expect(try RTCPPacket.serializeCompound(packets) == bytes)
 
-        try bytes.withUnsafeBytes { buffer in
+        try bytes.withUnsafeBytes { buffer throws in
             var iterator = RTCPCompoundIterator(buffer)
             var ranges: [Range<Int>] = []
             while let frame = try iterator.nextFrame() { ranges.append(frame.range) }

@@ -81,8 +81,8 @@ import Testing
     }
 
     @Test("draft-alvestrand-rmcat-remb-03 §2.2: writing rounds the bitrate down to 18 bits of mantissa", arguments: [
-        (UInt64(0), UInt64(0)), (262_143, 262_143), (262_144, 262_144), (262_145, 262_144),
-        (8_927_167, 8_927_104), (UInt64.max, 0xFFFF_C000_0000_0000),
+        (UInt64(0), UInt64(0)), (UInt64(262_143), UInt64(262_143)), (UInt64(262_144), UInt64(262_144)), (UInt64(262_145), UInt64(262_144)),
+        (UInt64(8_927_167), UInt64(8_927_104)), (UInt64.max, UInt64(0xFFFF_C000_0000_0000)),
     ])
     func rembRounding(_ bitrate: UInt64, _ written: UInt64) throws {
         let remb = RTCPReceiverEstimatedMaxBitrate(senderSSRC: 1, bitrate: bitrate, ssrcs: [2, 3])

@@ -66,7 +66,7 @@ import Testing
         #expect(header.sequenceNumber == 25029 && header.extensionLength == 68)
         let (elements, _, malformed) = try elements(bytes)
         #expect(elements.map(\.id) == [2, 4, 9, 3, 6, 7, 13] && !malformed)
-        try bytes.withUnsafeBytes { buffer in
+        try bytes.withUnsafeBytes { buffer throws in
             #expect(try header.extensionValue(RTPIdentifierExtension.self, id: 9, in: buffer)?.text == "0")
             #expect(try header.extensionValue(RTPTransportSequenceNumber.self, id: 4, in: buffer)?.value == 2)
             #expect(try header.extensionValue(RTPAbsSendTime.self, id: 2, in: buffer)?.value == 0x03F7AE)

@@ -25,7 +25,7 @@ import Testing
     @Test("RFC 3550 §5.1: Chrome-layout VP8 keyframe packet, header, extensions and payload")
     func chromeVP8Packet() throws {
         let bytes = MediaFixtures.chromeVP8Keyframe
-        try bytes.withUnsafeBytes { buffer in
+        try bytes.withUnsafeBytes { buffer throws in
             let (header, payload) = try RTPHeader.parse(buffer)
             #expect(header.marker && header.payloadType == 96)
             #expect(header.sequenceNumber == 6752 && header.timestamp == 3_557_360_969 && header.ssrc == 0xF7B1_6E83)
@@ -118,8 +118,12 @@ import Testing
     func csrcCapacity() {
         #expect(rtpError { try RTPCSRCList(Array(0..<16)) } == .tooManyCSRCs(16))
         var list = RTPCSRCList()
-        for source in 0..<15 { #expect(list.append(UInt32(source))) }
-        #expect(!list.append(99))
+        for source in 0..<15 {
+            let added = list.append(UInt32(source))
+            #expect(added)
+        }
+        let overflowed = !list.append(99)
+        #expect(overflowed)
         #expect(list.count == 15 && list.last == 14)
         list.removeAll()
         #expect(list == [])

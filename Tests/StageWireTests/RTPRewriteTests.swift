@@ -87,7 +87,7 @@ import Testing
         try RTPHeader.setExtension(id: 2, bytes: [0xAA], in: &bytes)  // shorter: rebuilt
         let (header, payload) = try RTPHeader.parse(bytes)
         #expect(Array(bytes[payload]) == vp8)
-        try bytes.withUnsafeBytes { buffer in
+        try bytes.withUnsafeBytes { buffer throws in
             #expect(header.extensions(in: buffer).map(\.id) == [2, 4, 9])
             #expect(try header.extensionValue(RTPIdentifierExtension.self, id: 9, in: buffer)?.text == "video")
             #expect(header.extensionValueRange(id: 2, in: buffer).map { Array(buffer[$0]) } == [0xAA])

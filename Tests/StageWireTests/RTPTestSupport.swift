@@ -2,32 +2,41 @@ import StageWire
 import Testing
 
 /// Runs `body` and returns the RTPError it throws, or nil.
-func rtpError<T>(_ body: () throws(RTPError) -> T) -> RTPError? {
+func rtpError<T>(_ body: () throws -> T) -> RTPError? {
     do {
         _ = try body()
         return nil
-    } catch {
+    } catch let error as RTPError {
         return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
     }
 }
 
 /// Runs `body` and returns the RTCPError it throws, or nil.
-func rtcpError<T>(_ body: () throws(RTCPError) -> T) -> RTCPError? {
+func rtcpError<T>(_ body: () throws -> T) -> RTCPError? {
     do {
         _ = try body()
         return nil
-    } catch {
+    } catch let error as RTCPError {
         return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
     }
 }
 
 /// Runs `body` and returns the VP8Error it throws, or nil.
-func vp8Error<T>(_ body: () throws(VP8Error) -> T) -> VP8Error? {
+func vp8Error<T>(_ body: () throws -> T) -> VP8Error? {
     do {
         _ = try body()
         return nil
-    } catch {
+    } catch let error as VP8Error {
         return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
     }
 }
 
@@ -85,6 +94,6 @@ enum MediaFixtures {
 }
 
 /// Runs `body` over the memory of `bytes` and returns the VP8Error it throws, or nil.
-func vp8Error<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(VP8Error) -> T) -> VP8Error? {
-    bytes.withUnsafeBytes { buffer in vp8Error { () throws(VP8Error) in try body(buffer) } }
+func vp8Error<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> T) -> VP8Error? {
+    bytes.withUnsafeBytes { buffer in vp8Error { try body(buffer) } }
 }

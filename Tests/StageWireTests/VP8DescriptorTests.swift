@@ -60,7 +60,7 @@ import Testing
     @Test("RFC 7741 §4.3: keyframe start — S=1, PID=0, P=0 — and its 14-bit size")
     func keyframe() throws {
         let packet = MediaFixtures.chromeVP8Keyframe
-        try packet.withUnsafeBytes { buffer in
+        try packet.withUnsafeBytes { buffer throws in
             let payload = UnsafeRawBufferPointer(rebasing: buffer[24...])
             #expect(VP8PayloadDescriptor.isKeyframe(payload))
             let header = try VP8PayloadHeader(parsing: UnsafeRawBufferPointer(rebasing: payload[6...]))
@@ -83,7 +83,7 @@ import Testing
         [0x11, 0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01],  // S=1 but PID=1
     ])
     func notKeyframes(_ payload: [UInt8]) throws {
-        try payload.withUnsafeBytes { buffer in
+        try payload.withUnsafeBytes { buffer throws in
             #expect(!VP8PayloadDescriptor.isKeyframe(buffer))
             #expect(try VP8PayloadDescriptor.keyframeDimensions(buffer) == nil)
         }

@@ -34,23 +34,23 @@ import Testing
 
     @Test("RFC 7741 §4.2: a descriptor with nothing after it is not a VP8 packet")
     func noFrameData() {
-        #expect(vp8Error(Self.full) { buffer throws(VP8Error) in try VP8PayloadDescriptor.parsePacket(buffer) } == .noFrameData)
+        #expect(vp8Error(Self.full) { buffer in try VP8PayloadDescriptor.parsePacket(buffer) } == .noFrameData)
     }
 
     @Test("RFC 7741 §4.3: the payload header needs three octets")
     func payloadHeaderTooShort() {
         let payload: [UInt8] = [0x10, 0x10, 0x02]
-        #expect(vp8Error(payload) { buffer throws(VP8Error) in try VP8PayloadDescriptor.keyframeDimensions(buffer) }
+        #expect(vp8Error(payload) { buffer in try VP8PayloadDescriptor.keyframeDimensions(buffer) }
             == .payloadHeaderTooShort(needed: 3, got: 2))
     }
 
     @Test("RFC 6386 §9.1: a keyframe needs its start code and both dimensions")
     func keyframeHeaderErrors() {
         let short: [UInt8] = [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0]
-        #expect(vp8Error(short) { buffer throws(VP8Error) in try VP8KeyframeDimensions(parsing: buffer) }
+        #expect(vp8Error(short) { buffer in try VP8KeyframeDimensions(parsing: buffer) }
             == .keyframeHeaderTooShort(needed: 10, got: 9))
         let badCode: [UInt8] = [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2B, 0x80, 0x02, 0xE0, 0x01]
-        #expect(vp8Error(badCode) { buffer throws(VP8Error) in try VP8KeyframeDimensions(parsing: buffer) } == .badStartCode(0x9D012B))
+        #expect(vp8Error(badCode) { buffer in try VP8KeyframeDimensions(parsing: buffer) } == .badStartCode(0x9D012B))
         // P=0 with a cut header: still flagged a keyframe by the tag, but its size is unknown.
         let cut: [UInt8] = [0x10, 0x10, 0x02, 0x00, 0x9D]
         cut.withUnsafeBytes { buffer in

@@ -4,11 +4,9 @@ subscriber that switches layers mid-stream sees no decode error and no long gap.
 import asyncio
 import logging
 import pathlib
-import shutil
 import subprocess
 import time
 
-import pytest
 import requests
 
 from test_media_aiortc import peer, post_offer
@@ -43,10 +41,15 @@ class DecodeErrors(logging.Handler):
     def __init__(self):
         super().__init__()
         self.count = 0
+        self.by_receiver = {}
 
     def emit(self, record):
-        if "failed to decode" in record.getMessage():
+        message = record.getMessage()
+        if "failed to decode" in message:
             self.count += 1
+            self.times = getattr(self, "times", []) + [time.monotonic()]
+            key = message.split(" failed")[0]
+            self.by_receiver[key] = self.by_receiver.get(key, 0) + 1
 
 
 async def watch(server_url, publisher_id, token, layer, seconds, switch_to=None, switch_after=None):
@@ -96,7 +99,6 @@ def wait_for_publisher(server_url, publisher_id, token, timeout=25):
     return False
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (scripts/setup.sh --interop installs it)")
 def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_path):
     stage = make_stage()
     publisher = client.create_participant_token(stageArn=stage["arn"], userId="chromium", capabilities=["PUBLISH"])["participantToken"]
@@ -136,8 +138,9 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
     before = [(w, h) for t, w, h in switch_frames if t < switched_at]
     after = [(w, h) for t, w, h in switch_frames if t > switched_at + 1.5]
     gaps = [b[0] - a[0] for a, b in zip(switch_frames, switch_frames[1:])]
+    print("error times after switch:", [round(t - switched_at, 2) for t in getattr(errors, "times", [])])
     print(f"switch q→f: {len(before)} frames before, {len(after)} settled after; max gap {max(gaps):.3f} s; decode errors {errors.count}")
     assert before and set(before) == {(320, 180)}
     assert after and set(after) == {(1280, 720)}
     assert max(gaps) < 1.0
-    assert errors.count == 0
+    assert errors.count == 0, f"{errors.count} decode errors (by viewer: {errors.by_receiver})"

@@ -16,13 +16,19 @@ final class SubscriberSession: MediaPeerDelegate {
         peer.delegate = self
     }
 
+    /// Consumers stay paused until the transport is up: a keyframe sent into a half-open
+    /// connection would arrive cut, and everything after it would be undecodable.
     func add(_ consumer: Consumer) {
+        consumer.isPaused = !peer.isConnected
         consumers[consumer.outgoingSSRC] = consumer
         consumer.onProducerClosed = { [weak self] in self?.peer.close(reason: "the publisher left") }
     }
 
     func peerDidConnect(_ peer: MediaPeer) {
-        for consumer in consumers.values { consumer.requestKeyframe() }
+        for consumer in consumers.values {
+            consumer.isPaused = false
+            consumer.requestKeyframe()
+        }
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTP packet: UnsafeMutableRawBufferPointer) {
