@@ -99,7 +99,9 @@ let package = Package(
         .executableTarget(
             name: "stage-bench",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl",
+                "StageKit", "StageProtocol", "StageControl", "StageTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

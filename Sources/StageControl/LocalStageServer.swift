@@ -17,6 +17,9 @@ public final class LocalStageServer: @unchecked Sendable {
     /// The server's stdin: it exits when this closes, even if the test process crashes.
     private var lifeline: Pipe?
 
+    /// The running server's process id, for CPU accounting.
+    public var processIdentifier: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
+
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     public var api: ControlPlaneClient {
         ControlPlaneClient(endpoint: baseURL, accessKeyId: Self.accessKeyId, secretAccessKey: Self.secretAccessKey)

@@ -44,8 +44,9 @@ import Testing
         #expect(feedback.receiveDeltas == [28, 12, 44, 56, 0, 4, 0, 8, 24])
         let results = feedback.packetResults()
         #expect(results.map(\.sequenceNumber) == Array(1...9))
-        #expect(results.first?.arrivalTime == 6_197_520 * 64_000 + 7_000)
-        #expect(results.last?.arrivalTime == 6_197_520 * 64_000 + 44_000)
+        let reference = Int64(6_197_520) * 64_000
+        #expect(results.first?.arrivalTime == reference + 7_000)
+        #expect(results.last?.arrivalTime == reference + 44_000)
         #expect(try feedback.serialized() == Self.capturedRunLength)
     }
 

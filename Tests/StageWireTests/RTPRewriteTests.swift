@@ -8,7 +8,7 @@ import Testing
     func fixedFieldsInPlace() throws {
         var bytes = MediaFixtures.chromeVP8Keyframe
         let original = try RTPHeader.parse(bytes)
-        try bytes.withUnsafeMutableBytes { buffer throws(RTPError) in
+        try bytes.withUnsafeMutableBytes { buffer throws in
             try RTPHeader.rewrite(sequenceNumber: 0xFFFF, timestamp: 0x0102_0304, ssrc: 0xCAFE_BABE, in: buffer)
             try RTPHeader.setPayloadType(100, in: buffer)
             try RTPHeader.setMarker(false, in: buffer)
@@ -24,7 +24,7 @@ import Testing
         expected.marker = false
         #expect(header == expected && payload == original.payload)
 
-        try bytes.withUnsafeMutableBytes { buffer throws(RTPError) in
+        try bytes.withUnsafeMutableBytes { buffer throws in
             try RTPHeader.setSequenceNumber(7, in: buffer)
             try RTPHeader.setTimestamp(8, in: buffer)
             try RTPHeader.setSSRC(9, in: buffer)
@@ -48,7 +48,7 @@ import Testing
     func rewriteExtensionInPlace() throws {
         var bytes = MediaFixtures.chromeVP8Keyframe
         let header = try RTPHeader.parse(bytes).header
-        try bytes.withUnsafeMutableBytes { buffer throws(RTPError) in
+        try bytes.withUnsafeMutableBytes { buffer throws in
             try header.rewriteExtension(id: 4, with: RTPTransportSequenceNumber(value: 0xABCD), in: buffer)
             try header.rewriteExtension(id: 2, bytes: [1, 2, 3], in: buffer)
         }

@@ -92,14 +92,14 @@ import Testing
     @Test("RFC 7741 §4.2: PictureID and TL0PICIDX rewritten in place, in the packet's width")
     func rewriteInPlace() throws {
         var long: [UInt8] = [0x90, 0xE0, 0xAB, 0xCD, 0x05, 0x20, 0x10]
-        try long.withUnsafeMutableBytes { buffer throws(VP8Error) in
+        try long.withUnsafeMutableBytes { buffer throws in
             try VP8PayloadDescriptor.setPictureID(0x8001, in: buffer)  // 15 bits: 0x0001
             try VP8PayloadDescriptor.setTL0PicIdx(0xFE, in: buffer)
         }
         #expect(long == [0x90, 0xE0, 0x80, 0x01, 0xFE, 0x20, 0x10])
 
         var short: [UInt8] = [0x90, 0xC0, 0x2A, 0x09, 0x10]
-        let size = try short.withUnsafeMutableBytes { buffer throws(VP8Error) in
+        let size = try short.withUnsafeMutableBytes { buffer throws in
             try VP8PayloadDescriptor.rewrite(pictureID: 200, tl0PicIdx: 10, in: buffer)  // 7 bits: 200 & 0x7F = 72
         }
         #expect(size == 4 && short == [0x90, 0xC0, 0x48, 0x0A, 0x10])

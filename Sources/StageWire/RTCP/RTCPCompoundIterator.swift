@@ -24,14 +24,14 @@ public struct RTCPCompoundIterator {
     }
 
     /// Frames the next packet without decoding its body; `nil` after the last one.
-    /// - Throws: `RTCPError.trailingBytes` for 1–3 leftover bytes, or the framing error; the
-    ///   walk then ends.
+    /// - Throws: `RTCPError.trailingBytes` for 1–3 bytes left after a packet (`.headerTooShort`
+    ///   when the whole buffer is that short), or the framing error; the walk then ends.
     public mutating func nextFrame() throws(RTCPError) -> RTCPPacketFrame? {
         guard !stopped, offset < buffer.count else { return nil }
         let remaining = buffer.count - offset
         guard remaining >= RTCPHeader.size else {
             stopped = true
-            throw .trailingBytes(remaining)
+            throw offset == 0 ? .headerTooShort(needed: RTCPHeader.size, got: remaining) : .trailingBytes(remaining)
         }
         do {
             let frame = try RTCPPacketFrame(buffer: buffer, offset: offset)

@@ -42,16 +42,15 @@ public struct RTCPReceiverEstimatedMaxBitrate: RTCPPacketBody {
     public var countField: Int { Int(RTCPFeedbackFormat.applicationLayer) }
     public var bodySize: Int { Self.fixedBodySize + 4 * ssrcs.count }
 
-    /// - Throws: `RTCPError.packetTooShort` under 16 bytes, `.rembIdentifierMissing` without
-    ///   "REMB", `.rembLengthMismatch` when Num SSRC disagrees with the length (libwebrtc's
+    /// - Throws: `RTCPError.rembIdentifierMissing` without "REMB", `.packetTooShort` under 16 bytes, `.rembLengthMismatch` when Num SSRC disagrees with the length (libwebrtc's
     ///   check), `.rembBitrateOverflow` when mantissa × 2^exp exceeds 64 bits.
     public init(header: RTCPHeader, body: UnsafeRawBufferPointer) throws(RTCPError) {
         var reader = RTPByteReader(body)
         let ssrcs = try RTCPFeedbackSSRCs(reader: &reader, type: Self.packetType, needed: Self.fixedBodySize)
-        guard let identifier = reader.readUInt32(), let word = reader.readUInt32() else {
+        guard let identifier = reader.readUInt32(), identifier == Self.identifier else { throw .rembIdentifierMissing }
+        guard let word = reader.readUInt32() else {
             throw .packetTooShort(type: Self.packetType, needed: Self.fixedBodySize, got: body.count)
         }
-        guard identifier == Self.identifier else { throw .rembIdentifierMissing }
         let count = Int(word >> 24)
         let expected = Self.fixedBodySize + 4 * count
         guard body.count == expected else {

@@ -13,12 +13,10 @@ extension RTPHeader {
     ///   padding length is `packet.count - payload.upperBound`.
     /// - Throws: `RTPError` naming the first field that was short or invalid.
     public static func parse(_ packet: UnsafeRawBufferPointer) throws(RTPError) -> (header: RTPHeader, payload: Range<Int>) {
-        var reader = RTPByteReader(packet)
-        guard let first = reader.readUInt8(), let second = reader.readUInt8(),
-            let sequenceNumber = reader.readUInt16(), let timestamp = reader.readUInt32(),
-            let ssrc = reader.readUInt32()
-        else { throw .headerTooShort(needed: fixedSize, got: packet.count) }
-
+        // One bounds check for the fixed header, then plain loads.
+        guard packet.count >= fixedSize else { throw .headerTooShort(needed: fixedSize, got: packet.count) }
+        let first = packet[0]
+        let second = packet[1]
         let version = first >> RTPHeaderBits.versionShift
         guard version == Self.version else { throw .badVersion(version) }
 
@@ -26,14 +24,16 @@ extension RTPHeader {
         let csrcEnd = fixedSize + 4 * csrcCount
         guard packet.count >= csrcEnd else { throw .csrcListTooShort(needed: csrcEnd, got: packet.count) }
         var csrcs = RTPCSRCList()
-        for _ in 0..<csrcCount {
-            guard let csrc = reader.readUInt32() else { throw .csrcListTooShort(needed: csrcEnd, got: packet.count) }
-            csrcs.append(csrc)
+        var offset = fixedSize
+        while offset < csrcEnd {
+            csrcs.append(UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            offset += 4
         }
 
         var extensionProfile: UInt16?
         var extensionLength = 0
         if first & RTPHeaderBits.extensionMask != 0 {
+            var reader = RTPByteReader(packet, offset: csrcEnd)
             guard let profile = reader.readUInt16(), let words = reader.readUInt16() else {
                 throw .extensionHeaderTooShort(needed: csrcEnd + extensionHeaderSize, got: packet.count)
             }
@@ -42,9 +42,10 @@ extension RTPHeader {
                 throw .extensionTooShort(needed: reader.offset + extensionLength, got: packet.count)
             }
             extensionProfile = profile
+            offset = reader.offset
         }
 
-        let payloadStart = reader.offset
+        let payloadStart = offset
         var payloadEnd = packet.count
         let hasPadding = first & RTPHeaderBits.paddingMask != 0
         if hasPadding {
@@ -59,8 +60,10 @@ extension RTPHeader {
 
         let header = RTPHeader(
             padding: hasPadding, marker: second & RTPHeaderBits.markerMask != 0,
-            payloadType: second & RTPHeaderBits.payloadTypeMask, sequenceNumber: sequenceNumber,
-            timestamp: timestamp, ssrc: ssrc, csrcs: csrcs, extensionProfile: extensionProfile,
+            payloadType: second & RTPHeaderBits.payloadTypeMask,
+            sequenceNumber: UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
+            timestamp: UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
+            ssrc: UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self)), csrcs: csrcs, extensionProfile: extensionProfile,
             extensionLength: extensionLength)
         return (header, payloadStart..<payloadEnd)
     }

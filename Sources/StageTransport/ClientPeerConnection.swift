@@ -1,0 +1,222 @@
+import Crypto
+import Foundation
+public import NIOCore
+public import NIOPosix
+public import StageWire
+
+/// The client end of a WebRTC peer connection to an ICE-lite server (the SDK side, and the
+/// benchmark's synthetic peers): its own UDP socket, a controlling ICE agent that checks the
+/// server's one candidate with USE-CANDIDATE (RFC 8445 §7.2.5, aggressive nomination), DTLS as
+/// client (we offer `a=setup:active`), then SRTP. All callbacks run on `eventLoop`.
+public final class ClientPeerConnection: @unchecked Sendable {
+    public enum Direction: String, Sendable { case sendonly, recvonly }
+
+    /// One media section of our offer.
+    public struct Track: Sendable {
+        public var mid: String
+        public var kind: RemoteOffer.StreamKindName
+        public var direction: Direction
+        /// Our SSRC for a sending track.
+        public var ssrc: UInt32
+        public init(mid: String, kind: RemoteOffer.StreamKindName, direction: Direction, ssrc: UInt32 = .random(in: 1...UInt32.max)) {
+            self.mid = mid
+            self.kind = kind
+            self.direction = direction
+            self.ssrc = ssrc
+        }
+    }
+
+    public let tracks: [Track]
+    public let credentials = ICECredentials.random()
+    public let eventLoop: any EventLoop
+    let context: DTLSContext
+    private var channel: (any Channel)?
+    private var remote: (address: SocketAddress, ufrag: String, password: String, fingerprint: [UInt8])?
+    private var dtls: DTLSEndpoint?
+    private var srtp: SRTPSession?
+    private var connectedPromise: EventLoopPromise<Void>?
+    private var checkTask: RepeatedTask?
+    private let tieBreaker = UInt64.random(in: 0...UInt64.max)
+    /// The keys given to `connectWithoutHandshake`.
+    public private(set) var fixedKeys: SRTPKeyingMaterial?
+    public var localAddress: SocketAddress? { channel?.localAddress }
+    /// Decrypted RTP received (subscribers).
+    public var onRTP: ((UnsafeMutableRawBufferPointer) -> Void)?
+    public var onRTCP: ((UnsafeMutableRawBufferPointer) -> Void)?
+
+    public static let payloadTypes: [RemoteOffer.StreamKindName: UInt8] = [.video: 96, .audio: 111]
+
+    public init(tracks: [Track], context: DTLSContext, eventLoop: any EventLoop) {
+        self.tracks = tracks
+        self.context = context
+        self.eventLoop = eventLoop
+    }
+
+    /// Opens the UDP socket on loopback.
+    public func open() async throws {
+        channel = try await DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ClientHandler(peer: self)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    /// Our offer (RFC 8829 §5.2): BUNDLE, rtcp-mux, VP8/Opus, our fingerprint, `setup:active`.
+    public func offer() -> String {
+        var lines = ["v=0", "o=- \(UInt64.random(in: 1..<(1 << 62))) 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
+                     "a=group:BUNDLE \(tracks.map(\.mid).joined(separator: " "))", "a=msid-semantic: WMS *"]
+        for track in tracks {
+            let pt = Self.payloadTypes[track.kind] ?? 96
+            lines += ["m=\(track.kind.rawValue) 9 UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 0.0.0.0", "a=mid:\(track.mid)",
+                      "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
+                      "a=fingerprint:sha-256 \(context.certificate.sdpFingerprint)", "a=setup:active",
+                      "a=\(track.direction.rawValue)", "a=rtcp-mux", "a=rtcp-rsize",
+                      track.kind == .video ? "a=rtpmap:\(pt) VP8/90000" : "a=rtpmap:\(pt) opus/48000/2"]
+            if track.kind == .video { lines += ["a=rtcp-fb:\(pt) nack", "a=rtcp-fb:\(pt) nack pli"] }
+            if track.direction == .sendonly {
+                lines += ["a=msid:bench \(track.mid)", "a=ssrc:\(track.ssrc) cname:bench"]
+            }
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Applies the server's answer and connects: ICE check, DTLS, SRTP. Returns once SRTP is ready.
+    public func connect(answer: String, timeout: TimeAmount = .seconds(10)) async throws {
+        let description: SessionDescription
+        do { description = try SessionDescription(parsing: answer) } catch { throw NegotiationError("answer: \(error)") }
+        guard let media = description.media.first, let ufrag = media.iceUfrag ?? description.iceUfrag,
+              let password = media.icePwd ?? description.icePwd,
+              let print = (media.fingerprints + description.fingerprints).first,
+              let candidate = media.candidates.first,
+              let address = try? SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)) else {
+            throw NegotiationError("answer: ICE credentials, fingerprint or a host candidate missing")
+        }
+        let promise = eventLoop.makePromise(of: Void.self)
+        try await eventLoop.submit { [self] in
+            remote = (address, ufrag, password, print.bytes)
+            dtls = try DTLSEndpoint(role: .client, context: context, remoteFingerprint: print.bytes)
+            connectedPromise = promise
+            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(100)) { [weak self] _ in self?.sendCheck() }
+            eventLoop.scheduleTask(in: timeout) { promise.fail(NegotiationError("connect: no SRTP after \(timeout)")) }
+        }.get()
+        try await promise.futureResult.get()
+    }
+
+    /// Skips ICE and DTLS: talks SRTP with fixed keys straight to `address` (the benchmark's
+    /// floor relay, which measures what forwarding costs without any of them).
+    public func connectWithoutHandshake(to address: SocketAddress, keys: SRTPKeyingMaterial) async throws {
+        try await eventLoop.submit { [self] in
+            remote = (address, "", "", [])
+            srtp = try SRTPSession(keys)
+            fixedKeys = keys
+        }.get()
+    }
+
+    /// Sends a Binding request (USE-CANDIDATE, integrity with the server's password); after
+    /// DTLS the same check keeps consent fresh (RFC 7675).
+    private func sendCheck() {
+        guard let remote else { return }
+        var builder = STUNMessageBuilder(type: .bindingRequest)
+        try? builder.appendUsername("\(remote.ufrag):\(credentials.ufrag)")
+        builder.appendPriority(0x7E00_00FF)
+        builder.appendICEControlling(tieBreaker: tieBreaker)
+        builder.appendUseCandidate()
+        write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
+        if srtp != nil {   // connected: keep consent with one check every 2 s
+            checkTask?.cancel()
+            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(2), delay: .seconds(2)) { [weak self] _ in self?.sendConsent() }
+        }
+    }
+
+    private func sendConsent() {
+        guard let remote else { return }
+        var builder = STUNMessageBuilder(type: .bindingRequest)
+        try? builder.appendUsername("\(remote.ufrag):\(credentials.ufrag)")
+        builder.appendICEControlling(tieBreaker: tieBreaker)
+        write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
+    }
+
+    fileprivate func receive(_ bytes: UnsafeMutableRawBufferPointer) {
+        guard bytes.count > 0, let remote else { return }
+        switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
+        case .stun:
+            guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)), message.type == .bindingSuccess,
+                  message.verifyIntegrity(key: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1),
+                  let dtls, case .handshaking = dtls.state else { return }
+            sendDTLS(dtls.start())
+        case .dtls:
+            guard let dtls else { return }
+            sendDTLS(dtls.receive(UnsafeRawBufferPointer(bytes)))
+            if case .connected(let keys) = dtls.state, srtp == nil {
+                do {
+                    srtp = try SRTPSession(keys)
+                    connectedPromise?.succeed()
+                } catch {
+                    connectedPromise?.fail(error)
+                }
+            } else if case .failed(let error) = dtls.state {
+                connectedPromise?.fail(error)
+            }
+        case .rtp:
+            guard let srtp, let length = try? srtp.unprotectRTP(bytes, length: bytes.count) else { return }
+            onRTP?(UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length]))
+        case .rtcp:
+            guard let srtp, let length = try? srtp.unprotectRTCP(bytes, length: bytes.count) else { return }
+            onRTCP?(UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length]))
+        default:
+            return
+        }
+    }
+
+    private func sendDTLS(_ datagrams: [[UInt8]]) {
+        guard let remote else { return }
+        for datagram in datagrams { write(datagram, to: remote.address) }
+        if let timeout = dtls?.nextTimeout {
+            eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) { [weak self] in
+                guard let self, let dtls = self.dtls, case .handshaking = dtls.state else { return }
+                self.sendDTLS(dtls.handleTimeout())
+            }
+        }
+    }
+
+    /// Protects and sends an RTP packet (call on `eventLoop`); false before SRTP is ready.
+    @discardableResult
+    public func sendRTP(_ packet: UnsafeRawBufferPointer, flush: Bool = true) -> Bool {
+        guard let srtp, let remote, let channel else { return false }
+        var buffer = channel.allocator.buffer(capacity: packet.count + SRTPSession.maxTrailer)
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packet.count + SRTPSession.maxTrailer) { out -> Int in
+            out.copyMemory(from: packet)
+            return (try? srtp.protectRTP(out, length: packet.count)) ?? 0
+        }
+        guard written > 0 else { return false }
+        channel.write(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
+        if flush { channel.flush() }
+        return true
+    }
+
+    public func flush() { channel?.flush() }
+
+    private func write(_ bytes: [UInt8], to address: SocketAddress) {
+        guard let channel else { return }
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
+    }
+
+    public func close() async {
+        checkTask?.cancel()
+        try? await channel?.close()
+    }
+}
+
+private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let peer: ClientPeerConnection
+    init(peer: ClientPeerConnection) { self.peer = peer }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data).data
+        buffer.withUnsafeMutableReadableBytes { peer.receive($0) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
+}

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOPosix
+import StageControl
+import StageTransport
+
+struct MediaBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "media",
+        abstract: "Forward synthetic SRTP streams through stage-server and through the floor relay, side by side.",
+        discussion: """
+            N publishers (WHIP) each send RATE packets/s of 1200 bytes; M subscribers (WHEP) each receive every \
+            publisher. Real ICE, DTLS and SRTP on loopback. Prints forwarded packets/s, CPU seconds per million \
+            forwarded packets (the forwarder's CPU only), end-to-end latency p50/p99 and loss, for stage-server and for \
+            the floor (one libsrtp unprotect + protect and one UDP send per copy, no ICE/DTLS/routing).
+            """)
+
+    @Option(help: "Publishers.") var publishers = 4
+    @Option(help: "Subscribers, each receiving every publisher.") var subscribers = 10
+    @Option(help: "Packets per second per publisher.") var rate = 300
+    @Option(help: "Seconds of load per run.") var seconds = 8
+
+    func run() async throws {
+        ProcessLimits.raiseOpenFileLimit()
+        let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let context = try DTLSContext(certificate: DTLSCertificate())
+        let sfu = try await measureSFU(context: context, group: clients)
+        let floor = try await measureFloor(group: clients)
+        let offered = publishers * rate * subscribers
+        print("""
+            media forwarding: \(publishers) publishers × \(rate) pkt/s × \(subscribers) subscribers = \(offered) forwarded pkt/s offered, \
+            1200-byte packets, \(seconds) s, loopback
+            \(row("stage-server", sfu))
+            \(row("floor", floor))
+              stage-server / floor CPU per packet: \(String(format: "%.2f", sfu.cpuPerMillion / floor.cpuPerMillion))×; \
+            added latency (p50 difference): \(String(format: "%.0f", sfu.p50 - floor.p50)) µs
+            """)
+        try await clients.shutdownGracefully()
+    }
+
+    struct Result {
+        var forwardedPerSecond: Double
+        var cpuPerMillion: Double
+        var p50: Double
+        var p99: Double
+        var loss: Double
+    }
+
+    func row(_ name: String, _ r: Result) -> String {
+        "  " + name.padding(toLength: 13, withPad: " ", startingAt: 0) +
+            String(format: "%9.0f fwd pkt/s   %6.2f CPU s / M pkt   e2e p50 %6.0f µs  p99 %6.0f µs   loss %.3f%%",
+                   r.forwardedPerSecond, r.cpuPerMillion, r.p50, r.p99, r.loss * 100)
+    }
+
+    func measureSFU(context: DTLSContext, group: MultiThreadedEventLoopGroup) async throws -> Result {
+        let server = try LocalStageServer(binary: LocalStageServer.defaultBinary)
+        try await server.start()
+        defer { server.stop() }
+        guard let pid = server.processIdentifier else { throw BenchError("stage-server is not running") }
+        let api = server.api
+        let stageArn = try await api.createStage(name: "media-bench").arn
+        var senders: [ClientPeerConnection] = [], ssrcs: [UInt32] = [], publisherIds: [String] = []
+        for _ in 0..<publishers {
+            let token = try await api.createParticipantToken(stageArn: stageArn, capabilities: ["PUBLISH"])
+            let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly)], context: context, eventLoop: group.next())
+            try await peer.open()
+            let answer = try await post(server.baseURL.appendingPathComponent("whip"), offer: peer.offer(), token: token.token ?? "")
+            try await peer.connect(answer: answer)
+            senders.append(peer); ssrcs.append(peer.tracks[0].ssrc); publisherIds.append(token.participantId ?? "")
+        }
+        let stats = ReceiveStats()
+        var receivers: [ClientPeerConnection] = []
+        for _ in 0..<subscribers {
+            let token = try await api.createParticipantToken(stageArn: stageArn, capabilities: ["SUBSCRIBE"])
+            for publisherId in publisherIds {
+                let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: group.next())
+                peer.onRTP = { stats.record($0) }
+                try await peer.open()
+                let answer = try await post(server.baseURL.appendingPathComponent("whep/\(publisherId)"), offer: peer.offer(), token: token.token ?? "")
+                try await peer.connect(answer: answer)
+                receivers.append(peer)
+            }
+        }
+        let result = try await run(senders: senders, ssrcs: ssrcs, stats: stats) { processCPUSeconds(pid: pid) }
+        for peer in senders + receivers { await peer.close() }
+        return result
+    }
+
+    func measureFloor(group: MultiThreadedEventLoopGroup) async throws -> Result {
+        func randomKeys() -> SRTPKeyingMaterial {
+            SRTPKeyingMaterial(profile: .aeadAes128Gcm, local: (0..<28).map { _ in .random(in: 0...255) }, remote: (0..<28).map { _ in .random(in: 0...255) })
+        }
+        let publisherKeys = randomKeys()
+        let relay = try FloorRelay(publisherKeys: publisherKeys)
+        let relayAddress = try await relay.start()
+        let stats = ReceiveStats()
+        var senders: [ClientPeerConnection] = [], ssrcs: [UInt32] = [], receivers: [ClientPeerConnection] = []
+        var routes: [SocketAddress: [(session: SRTPSession, address: SocketAddress)]] = [:]
+        for _ in 0..<publishers {
+            let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly)], context: try DTLSContext(certificate: DTLSCertificate()), eventLoop: group.next())
+            try await peer.open()
+            try await peer.connectWithoutHandshake(to: relayAddress, keys: publisherKeys)
+            senders.append(peer); ssrcs.append(peer.tracks[0].ssrc)
+        }
+        for _ in 0..<(subscribers * publishers) {
+            let keys = randomKeys()
+            let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: try DTLSContext(certificate: DTLSCertificate()), eventLoop: group.next())
+            peer.onRTP = { stats.record($0) }
+            try await peer.open()
+            try await peer.connectWithoutHandshake(to: relayAddress, keys: keys)
+            receivers.append(peer)
+        }
+        // Subscriber i × publisher j gets its own copy, as with the SFU's one consumer per subscription.
+        for (index, sender) in senders.enumerated() {
+            guard let from = sender.localAddress else { continue }
+            routes[from] = try (0..<subscribers).map { s in
+                let receiver = receivers[s * publishers + index]
+                guard let keys = receiver.fixedKeys, let address = receiver.localAddress else { throw BenchError("floor: receiver not ready") }
+                return (try SRTPSession(SRTPKeyingMaterial(profile: keys.profile, local: keys.remote, remote: keys.local)), address)
+            }
+        }
+        try await relay.group.next().submit { relay.routes = routes }.get()
+        let result = try await run(senders: senders, ssrcs: ssrcs, stats: stats) {
+            (try? await relay.threadCPUSeconds()) ?? .nan
+        }
+        for peer in senders + receivers { await peer.close() }
+        try await relay.group.shutdownGracefully()
+        return result
+    }
+
+    /// Sends the load, measures the forwarder's CPU over it, and summarises what arrived.
+    func run(senders: [ClientPeerConnection], ssrcs: [UInt32], stats: ReceiveStats, cpu: () async -> Double) async throws -> Result {
+        try await Task.sleep(for: .milliseconds(300))
+        stats.measuring = true
+        let cpuBefore = await cpu()
+        let started = ContinuousClock.now
+        let sent = try await sendLoad(from: senders, ssrcs: ssrcs, rate: rate, duration: .seconds(seconds))
+        try await Task.sleep(for: .milliseconds(300))   // let the last packets land
+        stats.measuring = false
+        _ = started
+        let cpuUsed = await cpu() - cpuBefore
+        let (received, latencies) = stats.snapshot()
+        let expected = sent * subscribers
+        return Result(forwardedPerSecond: Double(received) / Double(seconds), cpuPerMillion: cpuUsed / Double(max(received, 1)) * 1e6,
+                      p50: percentile(latencies, 50), p99: percentile(latencies, 99),
+                      loss: expected > 0 ? max(0, Double(expected - received) / Double(expected)) : .nan)
+    }
+
+    func post(_ url: URL, offer: String, token: String) async throws -> String {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(offer.utf8)
+        request.setValue("application/sdp", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 201 else {
+            throw BenchError("\(url.path): \((response as? HTTPURLResponse)?.statusCode ?? 0) \(String(decoding: data, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import NIOCore
+import StageTransport
+
+/// Synthetic media: each packet carries a fake VP8 descriptor, the publisher index, a
+/// sequence number and its send time, so receivers measure latency and loss exactly.
+enum SyntheticPacket {
+    static let size = 1200
+
+    /// The monotonic clock, shared by senders and receivers of this process.
+    static func nanosecondsSinceStart() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// RTP header (PT 96, marker on every 8th packet) + payload with publisher, counter, time.
+    static func make(ssrc: UInt32, sequence: UInt16, publisher: UInt32, counter: UInt32, into buffer: inout [UInt8]) {
+        let timestamp = UInt32(truncatingIfNeeded: nanosecondsSinceStart() / 11_111)   // 90 kHz
+        buffer.withUnsafeMutableBytes { p in
+            p[0] = 0x80; p[1] = (counter % 8 == 7 ? 0x80 : 0) | 96
+            p.storeBytes(of: sequence.bigEndian, toByteOffset: 2, as: UInt16.self)
+            p.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
+            p.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
+            p[12] = 0x10   // VP8 descriptor: S=1
+            p.storeBytes(of: publisher, toByteOffset: 13, as: UInt32.self)
+            p.storeBytes(of: counter, toByteOffset: 17, as: UInt32.self)
+            p.storeBytes(of: nanosecondsSinceStart(), toByteOffset: 21, as: UInt64.self)
+        }
+    }
+
+    /// (publisher, counter, latency ns) of a received packet.
+    static func read(_ packet: UnsafeMutableRawBufferPointer) -> (publisher: UInt32, counter: UInt32, latency: UInt64)? {
+        guard packet.count >= 29 else { return nil }
+        let sent = packet.loadUnaligned(fromByteOffset: 21, as: UInt64.self)
+        let now = nanosecondsSinceStart()
+        return (packet.loadUnaligned(fromByteOffset: 13, as: UInt32.self), packet.loadUnaligned(fromByteOffset: 17, as: UInt32.self),
+                now > sent ? now - sent : 0)
+    }
+}
+
+/// What the receivers saw: packets, latency samples, per-publisher counters.
+final class ReceiveStats: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latencies: [UInt64] = []
+    private(set) var received = 0
+    var measuring = false
+
+    func record(_ packet: UnsafeMutableRawBufferPointer) {
+        guard measuring, let sample = SyntheticPacket.read(packet) else { return }
+        lock.lock()
+        received += 1
+        if received % 4 == 0 { latencies.append(sample.latency) }
+        lock.unlock()
+    }
+
+    func snapshot() -> (received: Int, latenciesMicroseconds: [Double]) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (received, latencies.map { Double($0) / 1000 })
+    }
+}
+
+/// Paces `rate` packets per second from each publisher, on its event loop, for `duration`.
+func sendLoad(from publishers: [ClientPeerConnection], ssrcs: [UInt32], rate: Int, duration: Duration) async throws -> Int {
+    let tick: TimeAmount = .milliseconds(10)
+    let perTick = max(1, rate / 100)
+    let ticks = Int(duration.components.seconds) * 100
+    var sent = 0
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        for (index, publisher) in publishers.enumerated() {
+            let ssrc = ssrcs[index]
+            group.addTask {
+                let promise = publisher.eventLoop.makePromise(of: Int.self)
+                publisher.eventLoop.execute {
+                    var buffer = [UInt8](repeating: 0, count: SyntheticPacket.size)
+                    var counter: UInt32 = 0, ticksDone = 0
+                    publisher.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: tick) { task in
+                        for _ in 0..<perTick {
+                            SyntheticPacket.make(ssrc: ssrc, sequence: UInt16(truncatingIfNeeded: counter), publisher: UInt32(index),
+                                                 counter: counter, into: &buffer)
+                            buffer.withUnsafeBytes { _ = publisher.sendRTP($0, flush: false) }
+                            counter += 1
+                        }
+                        publisher.flush()
+                        ticksDone += 1
+                        if ticksDone >= ticks {
+                            task.cancel()
+                            promise.succeed(Int(counter))
+                        }
+                    }
+                }
+                return try await promise.futureResult.get()
+            }
+        }
+        for try await count in group { sent += count }
+    }
+    return sent
+}
+
+/// CPU seconds (user + system) a process has used so far, from /proc.
+func processCPUSeconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return .nan }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
