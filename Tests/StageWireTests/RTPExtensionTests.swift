@@ -157,3 +157,17 @@ import Testing
         #expect(rtpError { try builder.set(id: 3, value: [UInt8](repeating: 0, count: 256)) } == .invalidExtensionLength(id: 3, length: 256))
     }
 }
+
+extension RTPExtensionTests {
+    @Test("RFC 8285 §4.2: extension data read on its own, without a packet around it")
+    func bareExtensionData() throws {
+        let body: [UInt8] = [0x22, 0x12, 0x34, 0x56, 0x41, 0x00, 0x07, 0x00]
+        try body.withUnsafeBytes { buffer throws in
+            let ids = RTPExtensionIterator(buffer: buffer, extensionRange: 0..<8, profile: 0xBEDE).map(\.id)
+            #expect(ids == [2, 4])
+            let builder = try RTPExtensionBlockBuilder(profile: 0xBEDE, body: buffer)
+            #expect(builder.body() == body)
+            #expect(rtpError { try RTPExtensionBlockBuilder(profile: 0x0001, body: buffer) } == .unsupportedExtensionProfile(1))
+        }
+    }
+}

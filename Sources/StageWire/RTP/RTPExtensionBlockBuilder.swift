@@ -19,17 +19,28 @@ public struct RTPExtensionBlockBuilder: Hashable, Sendable {
         self.form = form
     }
 
-    /// A builder holding the elements of an existing packet's extension block.
+    /// A builder holding the elements of an existing packet's extension block (an empty
+    /// one-byte builder when the packet has none).
     /// - Throws: `RTPError.unsupportedExtensionProfile` if the block is not RFC 8285.
     public init(packet: UnsafeRawBufferPointer, header: RTPHeader) throws(RTPError) {
         guard let profile = header.extensionProfile else {
             self.init()
             return
         }
+        try self.init(profile: profile, buffer: packet, extensionRange: header.extensionRange)
+    }
+
+    /// A builder holding the elements of extension data `body` written in `profile`'s form.
+    /// - Throws: `RTPError.unsupportedExtensionProfile` if `profile` is not RFC 8285.
+    public init(profile: UInt16, body: UnsafeRawBufferPointer) throws(RTPError) {
+        try self.init(profile: profile, buffer: body, extensionRange: 0..<body.count)
+    }
+
+    private init(profile: UInt16, buffer: UnsafeRawBufferPointer, extensionRange: Range<Int>) throws(RTPError) {
         guard let form = RTPExtensionForm(profile: profile) else { throw .unsupportedExtensionProfile(profile) }
         self.init(form: form)
-        for element in RTPExtensionIterator(packet: packet, header: header) {
-            try set(id: element.id, value: UnsafeRawBufferPointer(rebasing: packet[element.valueRange]))
+        for element in RTPExtensionIterator(buffer: buffer, extensionRange: extensionRange, profile: profile) {
+            try set(id: element.id, value: UnsafeRawBufferPointer(rebasing: buffer[element.valueRange]))
         }
     }
 

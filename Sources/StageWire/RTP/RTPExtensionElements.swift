@@ -83,11 +83,19 @@ public struct RTPExtensionIterator: IteratorProtocol, Sequence {
     ///   - packet: the whole packet the header was parsed from.
     ///   - header: its parsed header.
     public init(packet: UnsafeRawBufferPointer, header: RTPHeader) {
-        self.packet = packet
-        let range = header.extensionRange
-        self.form = header.extensionProfile.flatMap(RTPExtensionForm.init(profile:))
-        self.end = Swift.min(range.upperBound, packet.count)
-        self.offset = Swift.min(range.lowerBound, end)
+        self.init(buffer: packet, extensionRange: header.extensionRange, profile: header.extensionProfile)
+    }
+
+    /// Walks extension data held anywhere: `extensionRange` of `buffer`, in `profile`'s form.
+    /// - Parameters:
+    ///   - buffer: memory holding the extension data (element ranges index into it).
+    ///   - extensionRange: the data after the 4-byte extension header; clamped to `buffer`.
+    ///   - profile: the "defined by profile" value; `nil` or a non-RFC 8285 one yields nothing.
+    public init(buffer: UnsafeRawBufferPointer, extensionRange: Range<Int>, profile: UInt16?) {
+        self.packet = buffer
+        self.form = profile.flatMap(RTPExtensionForm.init(profile:))
+        self.end = Swift.min(extensionRange.upperBound, buffer.count)
+        self.offset = Swift.min(extensionRange.lowerBound, end)
     }
 
     public mutating func next() -> RTPExtensionElement? {

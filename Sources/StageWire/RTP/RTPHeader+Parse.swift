@@ -63,8 +63,8 @@ extension RTPHeader {
             payloadType: second & RTPHeaderBits.payloadTypeMask,
             sequenceNumber: UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
             timestamp: UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
-            ssrc: UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self)), csrcs: csrcs, extensionProfile: extensionProfile,
-            extensionLength: extensionLength)
+            ssrc: UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
+            csrcs: csrcs, extensionProfile: extensionProfile, extensionLength: extensionLength)
         return (header, payloadStart..<payloadEnd)
     }
 

@@ -18,6 +18,15 @@
 /// elements there. Parsing allocates nothing: CSRCs live inline in `RTPCSRCList`.
 ///
 /// The version is not stored: it is always 2 (`RTPHeader.version`), and parsing rejects others.
+///
+/// The forwarding path parses, reads and rewrites in the received buffer, allocating nothing:
+///
+/// ```swift
+/// let (header, payload) = try RTPHeader.parse(UnsafeRawBufferPointer(packet))
+/// let rid = try header.extensionValue(RTPIdentifierExtension.self, id: ridID, in: UnsafeRawBufferPointer(packet))
+/// try RTPHeader.rewrite(sequenceNumber: seq, timestamp: ts, ssrc: ssrc, in: packet)
+/// try header.rewriteExtension(id: twccID, with: RTPTransportSequenceNumber(value: n), in: packet)
+/// ```
 public struct RTPHeader: Hashable, Sendable {
     /// The only version RFC 3550 defines.
     public static let version: UInt8 = 2

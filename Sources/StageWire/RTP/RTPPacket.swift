@@ -90,13 +90,9 @@ public struct RTPPacket: Hashable, Sendable {
     }
 
     private func currentBlock() throws(RTPError) -> RTPExtensionBlockBuilder {
-        var header = header
-        header.csrcs = []
-        header.extensionLength = extensionBody.count
-        var bytes: [UInt8] = []
-        header.serialize(into: &bytes, extensionBody: extensionBody)
-        return try bytes.withUnsafeBytes { buffer in
-            Result { () throws(RTPError) in try RTPExtensionBlockBuilder(packet: buffer, header: header) }
+        guard let profile = header.extensionProfile else { return RTPExtensionBlockBuilder() }
+        return try extensionBody.withUnsafeBytes { body in
+            Result { () throws(RTPError) in try RTPExtensionBlockBuilder(profile: profile, body: body) }
         }.get()
     }
 

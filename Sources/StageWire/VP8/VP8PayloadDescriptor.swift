@@ -29,13 +29,15 @@ public struct VP8PayloadDescriptor: Hashable, Sendable {
     public var partitionIndex: UInt8
     /// PictureID, 7 or 15 bits; `nil` when I = 0.
     public var pictureID: UInt16?
-    /// M: the PictureID is 15 bits (two octets). Chrome always sends 15-bit IDs.
+    /// M: the PictureID is 15 bits (two octets). Chrome always sends 15-bit IDs. The
+    /// initializer forces it to `false` without a PictureID, as parsing does.
     public var longPictureID: Bool
     /// TL0PICIDX: running index of temporal layer 0 frames; `nil` when L = 0.
     public var tl0PicIdx: UInt8?
     /// TID: temporal layer index, 0–3; `nil` when T = 0.
     public var temporalLayerID: UInt8?
-    /// Y: layer sync — the frame depends only on temporal layer 0 (meaningful with T = 1).
+    /// Y: layer sync — the frame depends only on temporal layer 0. Only carried with a TID:
+    /// the initializer forces it to `false` without one, as parsing does.
     public var layerSync: Bool
     /// KEYIDX: 5-bit temporal key frame index; `nil` when K = 0.
     public var keyIndex: UInt8?
