@@ -116,8 +116,9 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageServer",
+                "StageKit", "StageProtocol", "StageControl", "StageServer", "StageTransport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
     ]
 )

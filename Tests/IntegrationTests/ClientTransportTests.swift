@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOPosix
+import Synchronization
+import Testing
+import StageControl
+import StageTransport
+
+/// The Swift client transport (controlling ICE, DTLS client, SRTP) against a real server:
+/// RTP sent over WHIP comes out of a WHEP subscription rewritten to the consumer's SSRC.
+@Suite(.serialized)
+struct ClientTransportTests {
+    func post(_ url: URL, _ offer: String, token: String) async throws -> String {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(offer.utf8)
+        request.setValue("application/sdp", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 201)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("packets published over WHIP reach a WHEP subscriber, renumbered for it")
+    func whipToWhep() async throws {
+        let server = try LocalStageServer()
+        try await server.start()
+        defer { server.stop() }
+        let stageArn = try await server.api.createStage(name: "transport").arn
+        let publisherToken = try await server.api.createParticipantToken(stageArn: stageArn, capabilities: ["PUBLISH"])
+        let viewerToken = try await server.api.createParticipantToken(stageArn: stageArn, capabilities: ["SUBSCRIBE"])
+        let context = try DTLSContext(certificate: DTLSCertificate())
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+
+        let publisher = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly, ssrc: 0x1111)], context: context, eventLoop: loop)
+        try await publisher.open()
+        try await publisher.connect(answer: try await post(server.baseURL.appendingPathComponent("whip"), publisher.offer(), token: publisherToken.token ?? ""))
+
+        let received = Mutex<[(ssrc: UInt32, sequence: UInt16)]>([])
+        let viewer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: loop)
+        viewer.onRTP = { packet in
+            let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
+            received.withLock { $0.append((ssrc, UInt16(packet[2]) << 8 | UInt16(packet[3]))) }
+        }
+        try await viewer.open()
+        let whep = server.baseURL.appendingPathComponent("whep/\(publisherToken.participantId ?? "")")
+        let answer = try await post(whep, viewer.offer(), token: viewerToken.token ?? "")
+        try await viewer.connect(answer: answer)
+        try await Task.sleep(for: .milliseconds(200))
+
+        for sequence in 0..<200 {
+            var packet: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, UInt8(sequence & 0xFF), 0, 0, 0x11, 0x11, 0x10]
+            packet += [UInt8](repeating: 0xAB, count: 800)
+            _ = try await loop.submit { packet.withUnsafeBytes { publisher.sendRTP($0) } }.get()
+            if sequence % 20 == 19 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let got = received.withLock { $0 }
+        #expect(got.count >= 190, "received \(got.count) of 200")
+        #expect(Set(got.map(\.ssrc)).count == 1)
+        #expect(got.first?.ssrc != 0x1111, "the subscriber sees the consumer's SSRC, not the publisher's")
+        #expect(answer.contains("a=ssrc:\(got.first?.ssrc ?? 0) "))
+        await publisher.close()
+        await viewer.close()
+    }
+}
