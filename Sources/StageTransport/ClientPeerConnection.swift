@@ -52,14 +52,14 @@ public final class ClientPeerConnection: @unchecked Sendable {
         self.eventLoop = eventLoop
     }
 
-    /// Opens the UDP socket on loopback.
-    public func open() async throws {
+    /// Opens the UDP socket on `host` (loopback unless a test network says otherwise).
+    public func open(host: String = "127.0.0.1") async throws {
         channel = try await DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ClientHandler(peer: self)) }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: 0).get()
     }
 
     /// Our offer (RFC 8829 §5.2): BUNDLE, rtcp-mux, VP8/Opus, our fingerprint, `setup:active`.
@@ -77,9 +77,40 @@ public final class ClientPeerConnection: @unchecked Sendable {
             if track.direction == .sendonly {
                 lines += ["a=msid:bench \(track.mid)", "a=ssrc:\(track.ssrc) cname:bench"]
             }
+            lines += candidateLines
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
+
+    /// Our host candidate (RFC 8839 §5.1), once the socket is open.
+    private var candidateLines: [String] {
+        guard let address = channel?.localAddress, let port = address.port, let ip = address.ipAddress else { return [] }
+        return ["a=candidate:1 1 udp 2130706431 \(ip) \(port) typ host", "a=end-of-candidates"]
+    }
+
+    /// Our answer to a server's offer (an SFU that offers to its subscribers, like Janus):
+    /// receive what it sends, `setup:active`, the offered codec's payload type. Then call
+    /// `connect(answer:)` with the server's offer: it holds the server's ICE and DTLS details.
+    public func answer(to offer: String) throws -> String {
+        let remote = try RemoteOffer(sdp: offer)
+        var lines = ["v=0", "o=- \(UInt64.random(in: 1..<(1 << 62))) 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
+                     "a=group:BUNDLE \(remote.sections.map(\.mid).joined(separator: " "))", "a=msid-semantic: WMS *"]
+        for section in remote.sections {
+            let map = section.codec.rtpMap
+            let direction = section.direction == .sendonly || section.direction == .sendrecv ? "recvonly" : "inactive"
+            lines += ["m=\(section.kind.rawValue) 9 UDP/TLS/RTP/SAVPF \(map.payloadType)", "c=IN IP4 0.0.0.0", "a=mid:\(section.mid)",
+                      "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
+                      "a=fingerprint:sha-256 \(context.certificate.sdpFingerprint)", "a=setup:active",
+                      "a=\(direction)", "a=rtcp-mux",
+                      "a=rtpmap:\(map.payloadType) \(map.encodingName)/\(map.clockRate)" + (map.channels.map { "/\($0)" } ?? "")]
+            lines += candidateLines
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Candidate addresses this client may send to. The benchmark and tests talk to servers on
+    /// this machine only, so by default only loopback addresses are used.
+    public var allowedAddress: @Sendable (String) -> Bool = { $0 == "127.0.0.1" || $0 == "::1" }
 
     /// Applies the server's answer and connects: ICE check, DTLS, SRTP. Returns once SRTP is ready.
     public func connect(answer: String, timeout: TimeAmount = .seconds(10)) async throws {
@@ -88,9 +119,9 @@ public final class ClientPeerConnection: @unchecked Sendable {
         guard let media = description.media.first, let ufrag = media.iceUfrag ?? description.iceUfrag,
               let password = media.icePwd ?? description.icePwd,
               let print = (media.fingerprints + description.fingerprints).first,
-              let candidate = media.candidates.first,
+              let candidate = media.candidates.first(where: { allowedAddress($0.address) }),
               let address = try? SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)) else {
-            throw NegotiationError("answer: ICE credentials, fingerprint or a host candidate missing")
+            throw NegotiationError("answer: ICE credentials, fingerprint or a usable host candidate missing")
         }
         let promise = eventLoop.makePromise(of: Void.self)
         try await eventLoop.submit { [self] in
@@ -98,7 +129,10 @@ public final class ClientPeerConnection: @unchecked Sendable {
             dtls = try DTLSEndpoint(role: .client, context: context, remoteFingerprint: print.bytes)
             connectedPromise = promise
             checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(100)) { [weak self] _ in self?.sendCheck() }
-            eventLoop.scheduleTask(in: timeout) { promise.fail(NegotiationError("connect: no SRTP after \(timeout)")) }
+            eventLoop.scheduleTask(in: timeout) { [weak self] in
+                self?.checkTask?.cancel()
+                promise.fail(NegotiationError("connect: no SRTP after \(timeout.nanoseconds / 1_000_000) ms"))
+            }
         }.get()
         try await promise.futureResult.get()
     }
@@ -137,11 +171,20 @@ public final class ClientPeerConnection: @unchecked Sendable {
         write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
     }
 
-    fileprivate func receive(_ bytes: UnsafeMutableRawBufferPointer) {
+    fileprivate func receive(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress) {
         guard bytes.count > 0, let remote else { return }
         switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
         case .stun:
-            guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)), message.type == .bindingSuccess,
+            guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) else { return }
+            if message.type == .bindingRequest {
+                // A full (or triggered-checking) peer checks us too: answer with our password.
+                guard message.verifyIntegrity(key: STUNMessage.shortTermKey(password: credentials.password), hmacSHA1: MediaEngine.hmacSHA1),
+                      let stunSource = STUNAddress(source) else { return }
+                write(STUNMessageBuilder.bindingSuccess(transactionID: message.transactionID, source: stunSource,
+                                                        localPassword: credentials.password, hmacSHA1: MediaEngine.hmacSHA1), to: source)
+                return
+            }
+            guard message.type == .bindingSuccess,
                   message.verifyIntegrity(key: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1),
                   let dtls, case .handshaking = dtls.state else { return }
             sendDTLS(dtls.start())
@@ -214,8 +257,9 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     init(peer: ClientPeerConnection) { self.peer = peer }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data).data
-        buffer.withUnsafeMutableReadableBytes { peer.receive($0) }
+        let envelope = unwrapInboundIn(data)
+        var buffer = envelope.data
+        buffer.withUnsafeMutableReadableBytes { peer.receive($0, from: envelope.remoteAddress) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {}

@@ -23,24 +23,46 @@ struct MediaBench: AsyncParsableCommand {
     @Option(help: "Subscribers, each receiving every publisher.") var subscribers = 10
     @Option(help: "Packets per second per publisher.") var rate = 300
     @Option(help: "Seconds of load per run.") var seconds = 8
+    @Flag(inversion: .prefixedNo, help: "Also run the load through Janus 1.1.2's VideoRoom (needs /usr/bin/janus).")
+    var janus = true
+    @Flag(help: .hidden) var janusOnly = false
+    @Option(help: "Janus gathers no loopback candidates: the address in the benchmark's own network namespace it may be reached at (scripts/bench-media.sh sets it).")
+    var janusAddress: String?
 
     func run() async throws {
         ProcessLimits.raiseOpenFileLimit()
         let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let context = try DTLSContext(certificate: DTLSCertificate())
+        if janus, janusOnly {
+            progress("janus…")
+            print(row("janus 1.1.2", try await measureJanus(context: context, group: clients)))
+            return
+        }
+        progress("stage-server…")
         let sfu = try await measureSFU(context: context, group: clients)
+        progress("floor relay…")
         let floor = try await measureFloor(group: clients)
+        if janus { progress("janus…") }
+        let janusResult = janus ? try await measureJanus(context: context, group: clients) : nil
         let offered = publishers * rate * subscribers
-        print("""
+        var report = """
             media forwarding: \(publishers) publishers × \(rate) pkt/s × \(subscribers) subscribers = \(offered) forwarded pkt/s offered, \
             1200-byte packets, \(seconds) s, loopback
             \(row("stage-server", sfu))
             \(row("floor", floor))
-              stage-server / floor CPU per packet: \(String(format: "%.2f", sfu.cpuPerMillion / floor.cpuPerMillion))×; \
-            added latency (p50 difference): \(String(format: "%.0f", sfu.p50 - floor.p50)) µs
-            """)
+
+            """
+        if let janusResult { report += row("janus 1.1.2", janusResult) + "\n" }
+        report += "  stage-server / floor CPU per packet: \(String(format: "%.2f", sfu.cpuPerMillion / floor.cpuPerMillion))×"
+        if let janusResult {
+            report += "; stage-server / janus: \(String(format: "%.2f", sfu.cpuPerMillion / janusResult.cpuPerMillion))×"
+        }
+        report += "; added latency vs floor (p50 difference): \(String(format: "%.0f", sfu.p50 - floor.p50)) µs"
+        print(report)
         try await clients.shutdownGracefully()
     }
+
+    func progress(_ text: String) { FileHandle.standardError.write(Data("media bench: \(text)\n".utf8)) }
 
     struct Result {
         var forwardedPerSecond: Double
