@@ -45,13 +45,14 @@ public final class Producer {
     public func receive(_ packet: UnsafeMutableRawBufferPointer, layer: Int = 0, payloadOffset: Int = 12,
                         now: ContinuousClock.Instant = .now) {
         packetsReceived += 1
-        let ssrc = RTPBytes.ssrc(packet)
+        let fields = RTPFixedFields(packet)
+        let ssrc = fields.ssrc
         ssrcs.insert(ssrc)
         if !layers.isEmpty {
             layerSSRCs[layer] = ssrc
             lastPacketAt[layer] = now
         }
-        cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: RTPBytes.sequenceNumber(packet))
+        cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber)
         let flowing = layers.isEmpty ? [] : flowingLayers(now: now)
         for consumer in consumers {
             consumer.forward(UnsafeRawBufferPointer(packet), layer: layer, flowing: flowing, payloadOffset: payloadOffset, now: now)

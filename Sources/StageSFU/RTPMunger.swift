@@ -1,3 +1,5 @@
+import StageWire
+
 /// Rewrites the RTP header fields of forwarded packets so a subscriber sees one continuous
 /// stream (RFC 3550 §5.1, §8.2): its own SSRC and payload type, sequence numbers without gaps
 /// or jumps across source switches, and timestamps that keep advancing.
@@ -27,9 +29,8 @@ public struct RTPMunger: Sendable {
     /// source, the first new timestamp lands after the last one by the wall-clock time
     /// between them (at least one tick): simulcast layers have unrelated timestamp bases.
     public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, now: ContinuousClock.Instant = .now) {
-        let ssrc = RTPBytes.ssrc(packet)
-        let sequence = RTPBytes.sequenceNumber(packet)
-        let timestamp = RTPBytes.timestamp(packet)
+        let source = RTPFixedFields(packet)
+        let ssrc = source.ssrc, sequence = source.sequenceNumber, timestamp = source.timestamp
         if !started {
             // Start at the source's own numbering: nothing to hide yet.
             started = true
@@ -48,10 +49,9 @@ public struct RTPMunger: Sendable {
             lastSequence = outSequence
             lastTimestamp = outTimestamp
         }
-        RTPBytes.setSequenceNumber(packet, outSequence)
-        RTPBytes.setTimestamp(packet, outTimestamp)
-        RTPBytes.setSSRC(packet, outgoingSSRC)
-        RTPBytes.setPayloadType(packet, payloadType)
+        // The packet was parsed as RTP before it reached a consumer: the fixed header is there.
+        try? RTPHeader.rewrite(sequenceNumber: outSequence, timestamp: outTimestamp, ssrc: outgoingSSRC, in: packet)
+        try? RTPHeader.setPayloadType(payloadType, in: packet)
     }
 
     /// The source SSRC currently forwarded.
@@ -68,25 +68,16 @@ public struct RTPMunger: Sendable {
     }
 }
 
-/// The few fixed RTP header fields the forwarding path reads and writes (RFC 3550 §5.1), by offset.
-enum RTPBytes {
-    static func sequenceNumber(_ p: UnsafeMutableRawBufferPointer) -> UInt16 { UInt16(p[2]) << 8 | UInt16(p[3]) }
-    static func timestamp(_ p: UnsafeMutableRawBufferPointer) -> UInt32 {
-        UInt32(p[4]) << 24 | UInt32(p[5]) << 16 | UInt32(p[6]) << 8 | UInt32(p[7])
-    }
-    static func ssrc(_ p: UnsafeMutableRawBufferPointer) -> UInt32 {
-        UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
-    }
-    static func payloadType(_ p: UnsafeMutableRawBufferPointer) -> UInt8 { p[1] & 0x7F }
+/// The fixed RTP header fields the forwarding path reads (RFC 3550 §5.1), from a packet whose
+/// header was already checked by `RTPHeader.parse`.
+struct RTPFixedFields {
+    var sequenceNumber: UInt16
+    var timestamp: UInt32
+    var ssrc: UInt32
 
-    static func setSequenceNumber(_ p: UnsafeMutableRawBufferPointer, _ v: UInt16) {
-        p[2] = UInt8(v >> 8); p[3] = UInt8(v & 0xFF)
+    init(_ packet: UnsafeMutableRawBufferPointer) {
+        sequenceNumber = UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+        timestamp = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
     }
-    static func setTimestamp(_ p: UnsafeMutableRawBufferPointer, _ v: UInt32) {
-        p[4] = UInt8(v >> 24); p[5] = UInt8(v >> 16 & 0xFF); p[6] = UInt8(v >> 8 & 0xFF); p[7] = UInt8(v & 0xFF)
-    }
-    static func setSSRC(_ p: UnsafeMutableRawBufferPointer, _ v: UInt32) {
-        p[8] = UInt8(v >> 24); p[9] = UInt8(v >> 16 & 0xFF); p[10] = UInt8(v >> 8 & 0xFF); p[11] = UInt8(v & 0xFF)
-    }
-    static func setPayloadType(_ p: UnsafeMutableRawBufferPointer, _ v: UInt8) { p[1] = p[1] & 0x80 | v & 0x7F }
 }

@@ -15,7 +15,7 @@ struct RTPMungerTests {
         var copy = bytes
         copy.withUnsafeMutableBytes { munger.rewrite($0, now: Self.start + .milliseconds(ms)) }
         return copy.withUnsafeMutableBytes { p in
-            (RTPBytes.ssrc(p), RTPBytes.sequenceNumber(p), RTPBytes.timestamp(p), RTPBytes.payloadType(p), p[1] & 0x80 != 0)
+            (RTPFixedFields(p).ssrc, RTPFixedFields(p).sequenceNumber, RTPFixedFields(p).timestamp, p[1] & 0x7F, p[1] & 0x80 != 0)
         }
     }
 

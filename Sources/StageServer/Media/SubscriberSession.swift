@@ -36,13 +36,9 @@ final class SubscriberSession: MediaPeerDelegate {
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
-        let compound = UnsafeRawBufferPointer(packet)
-        for ssrc in RTCPFeedback.keyframeRequests(in: compound) {
-            consumers[ssrc]?.requestKeyframe()
-        }
-        for nack in RTCPFeedback.negativeAcknowledgements(in: compound) {
-            consumers[nack.ssrc]?.retransmit(nack.lost)
-        }
+        let requests = RTCPFeedback.requests(in: UnsafeRawBufferPointer(packet))
+        for ssrc in requests.keyframes { consumers[ssrc]?.requestKeyframe() }
+        for nack in requests.lost { consumers[nack.ssrc]?.retransmit(nack.sequences) }
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
