@@ -14,13 +14,19 @@ final class SignalingChannel: Sendable {
     }
 
     let events: AsyncStream<Event>
-    private let outgoing: AsyncStream<String>.Continuation
+    /// Frames to send; messages are encoded by the writer task, off the caller's actor.
+    private let outgoing: AsyncStream<Outgoing>.Continuation
+
+    enum Outgoing: Sendable {
+        case message(ClientMessage)
+        case text(String)
+    }
     private let eventSink: AsyncStream<Event>.Continuation
     private let task: Task<Void, Never>
 
     init(url: String, logger: Logger = Logger(label: "proscenium.stagekit")) {
         let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
-        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: String.self)
+        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
         self.events = events
         self.eventSink = eventSink
         self.outgoing = outgoing
@@ -30,7 +36,15 @@ final class SignalingChannel: Sendable {
                 let configuration = WebSocketClientConfiguration(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .disabled)
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                     let writer = Task {
-                        for await text in outgoingStream {
+                        for await item in outgoingStream {
+                            let text: String
+                            switch item {
+                            case .message(let message):
+                                guard let encoded = try? codec.encode(message) else { continue }
+                                text = encoded
+                            case .text(let raw):
+                                text = raw
+                            }
                             try? await outbound.write(.text(text))
                         }
                         try? await outbound.close(.normalClosure, reason: nil)
@@ -53,13 +67,12 @@ final class SignalingChannel: Sendable {
     }
 
     func send(_ message: ClientMessage) {
-        guard let text = try? SignalCodec().encode(message) else { return }
-        sendText(text)
+        outgoing.yield(.message(message))
     }
 
     /// Sends a text frame as is (tests use it to send malformed frames).
     func sendText(_ text: String) {
-        outgoing.yield(text)
+        outgoing.yield(.text(text))
     }
 
     /// Closes the socket after the queued frames are written.

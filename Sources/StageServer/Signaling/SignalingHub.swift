@@ -29,7 +29,8 @@ actor SignalingHub {
         for peer in peers { peer.send(text) }
     }
 
-    func reply(_ peer: SignalingPeer, _ message: ServerMessage) { peer.send(encode(message)) }
+    /// A message for one peer: its writer task encodes it, so the hub does not.
+    func reply(_ peer: SignalingPeer, _ message: ServerMessage) { peer.send(message) }
 
     // MARK: Join and leave
 

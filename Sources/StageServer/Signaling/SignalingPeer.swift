@@ -6,7 +6,10 @@ import StageProtocol
 /// (a client that stopped reading) is closed rather than allowed to grow without bound.
 final class SignalingPeer: Sendable {
     enum Outgoing: Sendable {
+        /// Pre-encoded (a broadcast, encoded once for every receiver).
         case text(String)
+        /// For this peer only: encoded by its writer task, outside the hub.
+        case message(ServerMessage)
         /// Send this final text, then close the socket.
         case close(String)
     }
@@ -33,8 +36,12 @@ final class SignalingPeer: Sendable {
         AsyncStream.makeStream(of: Outgoing.self, bufferingPolicy: .bufferingOldest(queueLimit))
     }
 
-    func send(_ text: String) {
-        if case .dropped? = outbox?.yield(.text(text)) {
+    func send(_ text: String) { enqueue(.text(text)) }
+
+    func send(_ message: ServerMessage) { enqueue(.message(message)) }
+
+    private func enqueue(_ item: Outgoing) {
+        if case .dropped? = outbox?.yield(item) {
             ServerLog.signaling.warning("peer too slow, closing", metadata: ["participant": "\(participantId)"])
             outbox?.finish()
         }

@@ -207,9 +207,13 @@ struct SignalingSession {
 
     /// Writes queued frames in order; closes the socket after a final frame or when the queue ends.
     static func drain(_ queue: AsyncStream<SignalingPeer.Outgoing>, to outbound: WebSocketOutboundWriter) async {
+        let codec = SignalCodec()
         for await item in queue {
             switch item {
             case .text(let text):
+                do { try await outbound.write(.text(text)) } catch { return }
+            case .message(let message):
+                guard let text = try? codec.encode(message) else { continue }
                 do { try await outbound.write(.text(text)) } catch { return }
             case .close(let text):
                 try? await outbound.write(.text(text))
