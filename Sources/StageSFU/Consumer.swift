@@ -11,6 +11,9 @@ public final class Consumer {
     /// Paused consumers drop packets (mute, or a subscription to audio only).
     public var isPaused = false
     public private(set) var packetsForwarded = 0
+    public private(set) var octetsForwarded = 0
+    /// Sends a Sender Report for this consumer's stream: (ssrc, ntp, rtp time, packets, octets).
+    public var sendSenderReport: ((_ ssrc: UInt32, _ ntpTime: UInt64, _ rtpTime: UInt32, _ packets: UInt32, _ octets: UInt32) -> Void)?
     public var onProducerClosed: (() -> Void)?
 
     public var outgoingSSRC: UInt32 { munger.outgoingSSRC }
@@ -49,8 +52,17 @@ public final class Consumer {
             }
         }
         var munger = self.munger
-        if send(packet, { munger.rewrite($0, now: now) }) { packetsForwarded += 1 }
+        if send(packet, { munger.rewrite($0, now: now) }) {
+            packetsForwarded += 1
+            octetsForwarded += max(0, packet.count - payloadOffset)
+        }
         self.munger = munger
+    }
+
+    func translateSenderReport(source: UInt32, ntpTime: UInt64, rtpTime: UInt32) {
+        guard !isPaused, munger.currentSource == source, packetsForwarded > 0 else { return }
+        sendSenderReport?(munger.outgoingSSRC, ntpTime, munger.outgoingTimestamp(for: rtpTime),
+                          UInt32(truncatingIfNeeded: packetsForwarded), UInt32(truncatingIfNeeded: octetsForwarded))
     }
 
     /// The subscriber reports lost packets (its sequence numbers): resend those still cached.

@@ -23,6 +23,10 @@ public final class Producer {
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
     private var lastKeyframeRequest: ContinuousClock.Instant?
+    /// A muted track is not forwarded (its publisher said so); unmuting asks for a keyframe.
+    public var isMuted = false {
+        didSet { if oldValue && !isMuted { keyframeNeeded() } }
+    }
     /// Packets received and forwarded, for stats.
     public private(set) var packetsReceived = 0
     public var consumerCount: Int { consumers.count }
@@ -53,10 +57,18 @@ public final class Producer {
             lastPacketAt[layer] = now
         }
         cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber)
+        guard !isMuted else { return }
         let flowing = layers.isEmpty ? [] : flowingLayers(now: now)
         for consumer in consumers {
             consumer.forward(UnsafeRawBufferPointer(packet), layer: layer, flowing: flowing, payloadOffset: payloadOffset, now: now)
         }
+    }
+
+    /// A Sender Report from the publisher for one of this track's SSRCs: each consumer that
+    /// forwards that source gets it translated to its own SSRC and timeline (RFC 3550 §6.4.1),
+    /// so subscribers can keep audio and video in sync.
+    public func senderReport(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32) {
+        for consumer in consumers { consumer.translateSenderReport(source: ssrc, ntpTime: ntpTime, rtpTime: rtpTime) }
     }
 
     /// Which layers delivered a packet recently.
@@ -74,7 +86,7 @@ public final class Producer {
 
     /// A consumer or the SFU wants a keyframe: ask the publisher, rate limited.
     public func keyframeNeeded(now: ContinuousClock.Instant = .now) {
-        guard kind == .video else { return }
+        guard kind == .video, !ssrcs.isEmpty else { return }
         if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval { return }
         lastKeyframeRequest = now
         for ssrc in ssrcs { requestKeyframe(ssrc) }

@@ -54,6 +54,9 @@ public struct RTPMunger: Sendable {
         try? RTPHeader.setPayloadType(payloadType, in: packet)
     }
 
+    /// A source RTP timestamp on the outgoing timeline (for translating Sender Reports).
+    public func outgoingTimestamp(for sourceTimestamp: UInt32) -> UInt32 { sourceTimestamp &+ timestampOffset }
+
     /// The source SSRC currently forwarded.
     public var currentSource: UInt32? { sourceSSRC }
 

@@ -94,3 +94,62 @@ def test_signaling_and_whep_subscribers_receive_the_same_publisher(server, clien
         print(f"{name}: {got}/{len(window)} frames in the common window")
         assert got >= 0.9 * len(window), name
     assert announced_at is not None
+
+
+async def mute_scenario(server_url, stage, tokens):
+    events_url = stage["endpoints"]["events"]
+    async with websockets.connect(events_url) as ws:
+        await ws.send(json.dumps({"v": 1, "type": "join", "token": tokens["publisher"]["token"]}))
+        assert (await next_message(ws, {"joined", "error"}))["type"] == "joined"
+        video = NumberedVideo()
+        publisher = peer()
+        publisher.addTrack(video)
+        await publisher.setLocalDescription(await publisher.createOffer())
+        await ws.send(json.dumps({"v": 1, "type": "sdpOffer", "requestId": "pub1", "purpose": "publish",
+                                  "sdp": publisher.localDescription.sdp}))
+        answer = await next_message(ws, {"sdpAnswer", "error"})
+        assert answer["type"] == "sdpAnswer", answer
+        await publisher.setRemoteDescription(RTCSessionDescription(sdp=answer["sdp"], type="answer"))
+        state = await next_message(ws, {"publishState"})   # media connected: published
+        stream_id = state["streams"][0]["streamId"]
+
+        viewer = peer()
+        viewer.addTransceiver("video", direction="recvonly")
+        arrivals = []
+        stop_at = time.monotonic() + 9
+
+        async def record(track):
+            while time.monotonic() < stop_at:
+                try:
+                    await asyncio.wait_for(track.recv(), timeout=1)
+                    arrivals.append(time.monotonic())
+                except Exception:
+                    if time.monotonic() >= stop_at:
+                        return
+        tasks = []
+        viewer.on("track", lambda track: tasks.append(asyncio.ensure_future(record(track))))
+        await post_offer(viewer, f"{server_url}/whep/{tokens['publisher']['participantId']}", tokens["viewer"]["token"])
+        await asyncio.sleep(2.5)
+        muted_at = time.monotonic()
+        await ws.send(json.dumps({"v": 1, "type": "mute", "streamId": stream_id, "muted": True}))
+        await asyncio.sleep(2.5)
+        unmuted_at = time.monotonic()
+        await ws.send(json.dumps({"v": 1, "type": "mute", "streamId": stream_id, "muted": False}))
+        await asyncio.sleep(3)
+        await publisher.close()
+        await viewer.close()
+        for task in tasks:
+            task.cancel()
+    return arrivals, muted_at, unmuted_at
+
+
+def test_mute_from_signaling_stops_and_resumes_forwarding(server, client, make_stage):
+    stage = make_stage()
+    tokens = {name: client.create_participant_token(stageArn=stage["arn"], userId=name, capabilities=caps)["participantToken"]
+              for name, caps in (("publisher", ["PUBLISH", "SUBSCRIBE"]), ("viewer", ["SUBSCRIBE"]))}
+    arrivals, muted_at, unmuted_at = asyncio.run(mute_scenario(server.url, stage, tokens))
+    before = [t for t in arrivals if t < muted_at]
+    during = [t for t in arrivals if muted_at + 0.5 < t < unmuted_at]
+    after = [t for t in arrivals if t > unmuted_at + 1.0]
+    print(f"frames before mute {len(before)}, while muted {len(during)}, after unmute {len(after)}")
+    assert len(before) > 20 and len(during) == 0 and len(after) > 20

@@ -82,6 +82,10 @@ final class MediaService: @unchecked Sendable {
                     peer?.sendRTP(packet, rewrite: rewrite) ?? false
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
+                consumer.sendSenderReport = { [weak peer] ssrc, ntp, rtp, packets, octets in
+                    RTCPFeedback.senderReport(ssrc: ssrc, ntpTime: ntp, rtpTime: rtp, packets: packets, octets: octets)
+                        .withUnsafeBytes { _ = peer?.sendRTCP($0) }
+                }
                 session.add(consumer)
                 outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)")
             }
@@ -124,6 +128,13 @@ final class MediaService: @unchecked Sendable {
                 guard let index = layers.firstIndex(of: rid) else { throw LayerFailure.noSuchLayer(layers) }
                 consumer.setPreferredLayer(index)
             }
+        }.get()
+    }
+
+    /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
+    func setMuted(participantId: String, streamId: String, muted: Bool) async {
+        try? await engine.eventLoop.submit { [self] in
+            publishers[participantId]?.setMuted(streamId: streamId, muted: muted)
         }.get()
     }
 

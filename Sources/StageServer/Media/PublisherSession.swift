@@ -114,7 +114,17 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
-        // Sender reports: kept for lip-sync translation (not yet forwarded).
+        for report in RTCPFeedback.senderReports(in: UnsafeRawBufferPointer(packet)) {
+            bySSRC[report.ssrc]?.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
+        }
+    }
+
+    /// The publisher muted or unmuted one of its streams (signaling `mute`): a muted track is
+    /// not forwarded.
+    func setMuted(streamId: String, muted: Bool) {
+        for section in offer.sections where (section.trackID ?? section.mid) == streamId {
+            producers[section.mid]?.isMuted = muted
+        }
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {

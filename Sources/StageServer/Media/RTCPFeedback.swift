@@ -35,6 +35,30 @@ enum RTCPFeedback {
         return requests
     }
 
+    /// The Sender Reports of a compound packet.
+    static func senderReports(in compound: UnsafeRawBufferPointer) -> [RTCPSenderReport] {
+        var reports: [RTCPSenderReport] = []
+        var iterator = RTCPCompoundIterator(compound)
+        while true {
+            let before = iterator.offset
+            let packet: RTCPPacket?
+            do {
+                packet = try iterator.next()
+            } catch {
+                if iterator.offset == before { break }
+                continue
+            }
+            guard let packet else { break }
+            if case .senderReport(let report) = packet { reports.append(report) }
+        }
+        return reports
+    }
+
+    static func senderReport(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32, packets: UInt32, octets: UInt32) -> [UInt8] {
+        (try? RTCPPacket.senderReport(.init(ssrc: ssrc, ntpTime: ntpTime, rtpTime: rtpTime, packetCount: packets,
+                                            octetCount: octets)).serialized()) ?? []
+    }
+
     static func pictureLossIndication(sender: UInt32, media: UInt32) -> [UInt8] {
         (try? RTCPPacket.pictureLossIndication(.init(senderSSRC: sender, mediaSSRC: media)).serialized()) ?? []
     }

@@ -122,6 +122,7 @@ struct SignalingSession {
                 try await hub.unpublish(stageId: stageId, participantId: peer.participantId, requestId: request.requestId)
             case .mute(let request):
                 try await hub.mute(stageId: stageId, participantId: peer.participantId, streamId: request.streamId, muted: request.muted)
+                await media.setMuted(participantId: peer.participantId, streamId: request.streamId, muted: request.muted)
             case .subscribe(let request):
                 try await hub.subscribe(stageId: stageId, participantId: peer.participantId, requestId: request.requestId,
                                         publisherId: request.participantId, type: request.subscribeType)

@@ -1,0 +1,76 @@
+import Testing
+@testable import StageSFU
+
+/// Forwarding, mute and Sender Report translation between a producer and its consumers, with
+/// the transport replaced by closures that record what would be sent.
+struct ProducerConsumerTests {
+    final class Sink {
+        var packets: [[UInt8]] = []
+        var reports: [(ssrc: UInt32, ntp: UInt64, rtp: UInt32, packets: UInt32, octets: UInt32)] = []
+        var keyframeRequests: [UInt32] = []
+    }
+
+    func setUp() -> (Producer, Consumer, Sink) {
+        let sink = Sink()
+        let producer = Producer(id: "p:video", kind: .video) { sink.keyframeRequests.append($0) }
+        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { packet, rewrite in
+            var copy = Array(packet)
+            copy.withUnsafeMutableBytes { rewrite($0) }
+            sink.packets.append(copy)
+            return true
+        }
+        consumer.sendSenderReport = { sink.reports.append(($0, $1, $2, $3, $4)) }
+        return (producer, consumer, sink)
+    }
+
+    func send(_ producer: Producer, sequence: UInt16, timestamp: UInt32) {
+        var packet = RTPMungerTests.packet(ssrc: 0x1234, sequence: sequence, timestamp: timestamp) + [UInt8](repeating: 0, count: 99)
+        packet.withUnsafeMutableBytes { producer.receive($0) }
+    }
+
+    @Test("RFC 3550 §6.4.1: a publisher's SR reaches the consumer on its SSRC and timeline, with its counts")
+    func senderReportIsTranslated() {
+        let (producer, _, sink) = setUp()
+        send(producer, sequence: 10, timestamp: 90_000)
+        send(producer, sequence: 11, timestamp: 93_000)
+        producer.senderReport(ssrc: 0x1234, ntpTime: 0xAABB_CCDD_0000_0000, rtpTime: 93_000)
+        #expect(sink.reports.count == 1)
+        #expect(sink.reports.first?.ssrc == 0xC0FFEE)
+        #expect(sink.reports.first?.ntp == 0xAABB_CCDD_0000_0000)
+        #expect(sink.reports.first?.rtp == 93_000)   // no source switch yet: same timeline
+        #expect(sink.reports.first?.packets == 2 && sink.reports.first?.octets == 200)
+        producer.senderReport(ssrc: 0x9999, ntpTime: 1, rtpTime: 1)   // another source: not this consumer's
+        #expect(sink.reports.count == 1)
+    }
+
+    @Test("a muted producer forwards nothing; unmuting asks the publisher for a keyframe")
+    func muteStopsForwarding() {
+        let (producer, _, sink) = setUp()
+        send(producer, sequence: 1, timestamp: 0)
+        producer.isMuted = true
+        send(producer, sequence: 2, timestamp: 3000)
+        #expect(sink.packets.count == 1)
+        let requestsBefore = sink.keyframeRequests.count
+        producer.isMuted = false
+        #expect(sink.keyframeRequests == Array(repeating: 0x1234, count: requestsBefore + 1))
+        send(producer, sequence: 3, timestamp: 6000)
+        #expect(sink.packets.count == 2)
+        #expect(sink.packets.last.map { RTPFixedFields.peek($0).ssrc } == 0xC0FFEE)
+    }
+
+    @Test("NACKed packets are resent from the cache with the consumer's numbering")
+    func nackIsAnsweredFromCache() {
+        let (producer, consumer, sink) = setUp()
+        for sequence in UInt16(100)..<110 { send(producer, sequence: sequence, timestamp: UInt32(sequence) * 3000) }
+        let resent = consumer.retransmit([103, 105, 200])
+        #expect(resent == 2)
+        #expect(sink.packets.suffix(2).map { RTPFixedFields.peek($0).sequenceNumber } == [103, 105])
+    }
+}
+
+extension RTPFixedFields {
+    static func peek(_ bytes: [UInt8]) -> RTPFixedFields {
+        var copy = bytes
+        return copy.withUnsafeMutableBytes { RTPFixedFields($0) }
+    }
+}
