@@ -11,20 +11,27 @@ enum RTCPFeedback {
         var lost: [(ssrc: UInt32, sequences: [UInt16])] = []
     }
 
-    /// Reads every packet of a compound it can; a malformed one is skipped, as libwebrtc does.
-    static func requests(in compound: UnsafeRawBufferPointer) -> Requests {
-        var requests = Requests()
+    /// Every packet of a compound it can read; a malformed one is skipped, as libwebrtc does,
+    /// and a broken length field ends the walk.
+    static func packets(in compound: UnsafeRawBufferPointer) -> [RTCPPacket] {
+        var packets: [RTCPPacket] = []
         var iterator = RTCPCompoundIterator(compound)
         while true {
             let before = iterator.offset
-            let packet: RTCPPacket?
             do {
-                packet = try iterator.next()
+                guard let packet = try iterator.next() else { break }
+                packets.append(packet)
             } catch {
-                if iterator.offset == before { break }   // a broken length: nothing more to read
-                continue
+                if iterator.offset == before { break }
             }
-            guard let packet else { break }
+        }
+        return packets
+    }
+
+    /// What a subscriber's compound packet asks of the SFU.
+    static func requests(in compound: UnsafeRawBufferPointer) -> Requests {
+        var requests = Requests()
+        for packet in packets(in: compound) {
             switch packet {
             case .pictureLossIndication(let pli): requests.keyframes.append(pli.mediaSSRC)
             case .fullIntraRequest(let fir): requests.keyframes += fir.entries.map(\.ssrc)
@@ -35,23 +42,9 @@ enum RTCPFeedback {
         return requests
     }
 
-    /// The Sender Reports of a compound packet.
+    /// The Sender Reports of a publisher's compound packet.
     static func senderReports(in compound: UnsafeRawBufferPointer) -> [RTCPSenderReport] {
-        var reports: [RTCPSenderReport] = []
-        var iterator = RTCPCompoundIterator(compound)
-        while true {
-            let before = iterator.offset
-            let packet: RTCPPacket?
-            do {
-                packet = try iterator.next()
-            } catch {
-                if iterator.offset == before { break }
-                continue
-            }
-            guard let packet else { break }
-            if case .senderReport(let report) = packet { reports.append(report) }
-        }
-        return reports
+        packets(in: compound).compactMap { if case .senderReport(let report) = $0 { report } else { nil } }
     }
 
     static func senderReport(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32, packets: UInt32, octets: UInt32) -> [UInt8] {
