@@ -49,9 +49,8 @@ public struct AnswerBuilder {
         var payloadTypes = [codec.payloadType]
         if let rtx = section.retransmissionPayloadType { payloadTypes.append(rtx) }
         let direction: String
-        if let track, section.direction == .recvonly || section.direction == .sendrecv {
+        if track != nil, section.direction == .recvonly || section.direction == .sendrecv {
             direction = section.direction == .recvonly ? "sendonly" : "sendrecv"
-            _ = track
         } else {
             direction = section.direction == .sendonly || section.direction == .sendrecv ? "recvonly" : "inactive"
         }

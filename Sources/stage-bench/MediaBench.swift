@@ -159,11 +159,9 @@ struct MediaBench: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(300))
         stats.measuring = true
         let cpuBefore = await cpu()
-        let started = ContinuousClock.now
         let sent = try await sendLoad(from: senders, ssrcs: ssrcs, rate: rate, duration: .seconds(seconds))
         try await Task.sleep(for: .milliseconds(300))   // let the last packets land
         stats.measuring = false
-        _ = started
         let cpuUsed = await cpu() - cpuBefore
         let (received, latencies) = stats.snapshot()
         let expected = sent * subscribers
