@@ -1,4 +1,4 @@
-public import StageWire
+import StageWire
 
 /// Writes the SFU's SDP answer (RFC 8829 §5.3, RFC 8843 BUNDLE, RFC 8839 ICE-lite): one
 /// transport for all sections, our ICE credentials and fingerprint, a host candidate on the

@@ -145,7 +145,8 @@ struct MediaBench: AsyncParsableCommand {
                 return (try SRTPSession(SRTPKeyingMaterial(profile: keys.profile, local: keys.remote, remote: keys.local)), address)
             }
         }
-        try await relay.group.next().submit { relay.routes = routes }.get()
+        let allRoutes = routes
+        try await relay.group.next().submit { relay.routes = allRoutes }.get()
         let result = try await run(senders: senders, ssrcs: ssrcs, stats: stats) {
             (try? await relay.threadCPUSeconds()) ?? .nan
         }

@@ -69,20 +69,19 @@ func sendLoad(from publishers: [ClientPeerConnection], ssrcs: [UInt32], rate: In
             group.addTask {
                 let promise = publisher.eventLoop.makePromise(of: Int.self)
                 publisher.eventLoop.execute {
-                    var buffer = [UInt8](repeating: 0, count: SyntheticPacket.size)
-                    var counter: UInt32 = 0, ticksDone = 0
+                    let pacer = Pacer()
                     publisher.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: tick) { task in
                         for _ in 0..<perTick {
-                            SyntheticPacket.make(ssrc: ssrc, sequence: UInt16(truncatingIfNeeded: counter), publisher: UInt32(index),
-                                                 counter: counter, into: &buffer)
-                            buffer.withUnsafeBytes { _ = publisher.sendRTP($0, flush: false) }
-                            counter += 1
+                            SyntheticPacket.make(ssrc: ssrc, sequence: UInt16(truncatingIfNeeded: pacer.counter), publisher: UInt32(index),
+                                                 counter: pacer.counter, into: &pacer.buffer)
+                            pacer.buffer.withUnsafeBytes { _ = publisher.sendRTP($0, flush: false) }
+                            pacer.counter += 1
                         }
                         publisher.flush()
-                        ticksDone += 1
-                        if ticksDone >= ticks {
+                        pacer.ticks += 1
+                        if pacer.ticks >= ticks {
                             task.cancel()
-                            promise.succeed(Int(counter))
+                            promise.succeed(Int(pacer.counter))
                         }
                     }
                 }
@@ -92,6 +91,13 @@ func sendLoad(from publishers: [ClientPeerConnection], ssrcs: [UInt32], rate: In
         for try await count in group { sent += count }
     }
     return sent
+}
+
+/// One publisher's sending state; touched only on its event loop.
+final class Pacer: @unchecked Sendable {
+    var buffer = [UInt8](repeating: 0, count: SyntheticPacket.size)
+    var counter: UInt32 = 0
+    var ticks = 0
 }
 
 /// CPU seconds (user + system) a process has used so far, from /proc.
