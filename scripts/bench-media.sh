@@ -9,7 +9,8 @@ swift build -c release --product stage-server >/dev/null
 swift build -c release --product stage-bench >/dev/null
 ns="proscenium-bench-$$"
 ip netns add "$ns"
-trap 'ip netns del "$ns"' EXIT
+# On exit, also stop anything left running in the namespace (a Janus whose benchmark was killed).
+trap 'ip netns pids "$ns" | xargs -r kill -9 2>/dev/null; ip netns del "$ns"' EXIT
 ip netns exec "$ns" ip link set lo up
 ip netns exec "$ns" ip link add pb0 type veth peer name pb1
 ip netns exec "$ns" ip addr add 10.99.0.1/24 dev pb0

@@ -26,6 +26,8 @@ final class FanOutCollector {
     private var last = ContinuousClock.now
     private(set) var subscribedStreams = 0
     private var lastJoin = ContinuousClock.now
+    /// Delay of every callback of the current trial (one per client), in ms.
+    private(set) var samples: [Double] = []
     /// Start → the last participantDidJoin of the current trial, in ms.
     var lastJoinDelay: Double { (lastJoin - start).milliseconds }
 
@@ -33,6 +35,7 @@ final class FanOutCollector {
         self.expected = expected
         self.kind = kind
         received = 0
+        samples = []
         start = .now
     }
 
@@ -40,6 +43,7 @@ final class FanOutCollector {
         guard kind == self.kind else { return }
         received += 1
         last = .now
+        samples.append((last - start).milliseconds)
     }
 
     func countSubscription() { subscribedStreams += 1 }

@@ -62,11 +62,13 @@ final class SignalingBenchmark {
         await waitUntil(.seconds(60)) { self.collector.subscribedStreams >= watchers * self.publishers }
 
         var muteDelays: [Double] = [], publishDelays: [Double] = [], announceDelays: [Double] = [], pingTimes: [Double] = []
+        var muteSamples: [Double] = [], addSamples: [Double] = []
         for trial in 0..<trials {
             let publisher = clients[trial % publishers]
             collector.begin(expected: watchers, kind: .mute)
             publisher.strategy.streams[1].setMuted(!publisher.strategy.streams[1].isMuted)
             muteDelays.append(try await collector.finish())
+            muteSamples += collector.samples
 
             collector.begin(expected: watchers, kind: .leave)
             publisher.strategy.publish = false
@@ -76,6 +78,7 @@ final class SignalingBenchmark {
             publisher.strategy.publish = true
             publisher.stage.refreshStrategy()
             publishDelays.append(try await collector.finish())
+            addSamples += collector.samples
             announceDelays.append(collector.lastJoinDelay)
 
             pingTimes.append(await ping(clients[publishers + trial % subscribers].stage))
@@ -84,9 +87,13 @@ final class SignalingBenchmark {
         return """
             signaling fan-out: \(publishers) publishers + \(subscribers) subscribe-only clients on one stage (loopback, 1 process)
               join time            p50 \(fmt(percentile(joinTimes, 50))) ms   p99 \(fmt(percentile(joinTimes, 99))) ms   (n=\(joinTimes.count), \(concurrency) in flight)
+              slowest client per trial:
               mute → last callback p50 \(fmt(percentile(muteDelays, 50))) ms   p99 \(fmt(percentile(muteDelays, 99))) ms   (\(watchers) callbacks each, n=\(trials))
               publish → last join  p50 \(fmt(percentile(announceDelays, 50))) ms   p99 \(fmt(percentile(announceDelays, 99))) ms   (participantDidJoin on \(watchers) clients)
               publish → last add   p50 \(fmt(percentile(publishDelays, 50))) ms   p99 \(fmt(percentile(publishDelays, 99))) ms   (\(watchers) subscriptions each, n=\(trials))
+              per client (every callback of every trial, n=\(muteSamples.count) / \(addSamples.count)):
+                mute → callback    p50 \(fmt(percentile(muteSamples, 50))) ms   p99 \(fmt(percentile(muteSamples, 99))) ms
+                publish → add      p50 \(fmt(percentile(addSamples, 50))) ms   p99 \(fmt(percentile(addSamples, 99))) ms
               reference: ping RTT  p50 \(fmt(percentile(pingTimes, 50))) ms   p99 \(fmt(percentile(pingTimes, 99))) ms   (one socket, no fan-out)
             """
     }
