@@ -8,8 +8,10 @@ public enum ClientMessage: Sendable, Hashable {
     case subscribe(Subscribe)
     case ping(Ping)
     case leave
-    /// Reserved for the media plane: an SDP offer for a publish or subscribe peer connection.
+    /// An SDP offer for a publish or subscribe peer connection.
     case sdpOffer(SdpOffer)
+    /// The simulcast layer to receive from a publisher.
+    case preferLayer(PreferLayer)
 
     /// The first message on a socket: the participant token and who the client is.
     public struct Join: Codable, Sendable, Hashable {
@@ -58,6 +60,17 @@ public enum ClientMessage: Sendable, Hashable {
         }
     }
 
+    /// The simulcast layer (`rid`) wanted from `participantId` on this participant's subscribe
+    /// connections; nil for the highest available. The switch happens at that layer's next keyframe.
+    public struct PreferLayer: Codable, Sendable, Hashable {
+        public var participantId: String
+        public var rid: String?
+        public init(participantId: String, rid: String?) {
+            self.participantId = participantId
+            self.rid = rid
+        }
+    }
+
     public struct SdpOffer: Codable, Sendable, Hashable {
         public enum Purpose: String, Codable, Sendable, Hashable { case publish, subscribe }
         public var requestId: String
@@ -103,6 +116,7 @@ extension ClientMessage: Codable {
         case .ping: "ping"
         case .leave: "leave"
         case .sdpOffer: "sdpOffer"
+        case .preferLayer: "preferLayer"
         }
     }
 
@@ -117,6 +131,7 @@ extension ClientMessage: Codable {
         case "ping": self = .ping(try Ping(from: decoder))
         case "leave": self = .leave
         case "sdpOffer": self = .sdpOffer(try SdpOffer(from: decoder))
+        case "preferLayer": self = .preferLayer(try PreferLayer(from: decoder))
         default: throw Envelope.unknownType(type, decoder: decoder)
         }
     }
@@ -132,6 +147,7 @@ extension ClientMessage: Codable {
         case .ping(let m): try m.encode(to: encoder)
         case .leave: break
         case .sdpOffer(let m): try m.encode(to: encoder)
+        case .preferLayer(let m): try m.encode(to: encoder)
         }
     }
 }

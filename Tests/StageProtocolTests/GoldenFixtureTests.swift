@@ -5,7 +5,7 @@ import Testing
 /// Golden fixtures under `Fixtures/{client,server}/<type>[-variant].json`: each file is exactly what
 /// `SignalCodec` writes for that message, so decode → encode must reproduce it byte for byte.
 @Suite struct GoldenFixtureTests {
-    static let clientTypes = ["join", "publish", "unpublish", "mute", "subscribe", "ping", "leave", "sdpOffer"]
+    static let clientTypes = ["join", "publish", "unpublish", "mute", "subscribe", "ping", "leave", "sdpOffer", "preferLayer"]
     static let serverTypes = [
         "joined", "participantJoined", "participantLeft", "streamsChanged", "muteChanged",
         "publishState", "subscribeState", "error", "disconnect", "pong", "sdpAnswer",

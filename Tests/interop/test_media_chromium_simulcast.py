@@ -2,12 +2,15 @@
 publisher). aiortc WHEP subscribers ask for each layer and receive that layer's resolution; a
 subscriber that switches layers mid-stream sees no decode error and no long gap."""
 import asyncio
+import json
 import logging
 import pathlib
 import subprocess
 import time
 
 import requests
+import websockets
+from aiortc import RTCSessionDescription
 
 from test_media_aiortc import peer, post_offer
 
@@ -88,6 +91,50 @@ async def watch(server_url, publisher_id, token, layer, seconds, switch_to=None,
     return frames, switched_at
 
 
+async def watch_through_signaling(events_url, token, publisher_id, seconds, switch_after):
+    """Subscribes with SDP over the signaling socket (default layer: the highest), then asks
+    for layer q with `preferLayer`; also checks the errors for a bad rid and an unknown publisher."""
+    frames, errors = [], []
+    async with websockets.connect(events_url) as ws:
+        async def next_of(types):
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+                if message["type"] in types:
+                    return message
+        await ws.send(json.dumps({"v": 1, "type": "join", "token": token}))
+        assert (await next_of({"joined", "error"}))["type"] == "joined"
+        pc = peer()
+        pc.addTransceiver("video", direction="recvonly")
+
+        @pc.on("track")
+        def on_track(track):
+            async def read():
+                end = time.monotonic() + seconds
+                while time.monotonic() < end:
+                    try:
+                        frame = await asyncio.wait_for(track.recv(), timeout=2)
+                    except Exception:
+                        break
+                    frames.append((time.monotonic(), frame.width, frame.height))
+            asyncio.ensure_future(read())
+        await pc.setLocalDescription(await pc.createOffer())
+        await ws.send(json.dumps({"v": 1, "type": "sdpOffer", "requestId": "s1", "purpose": "subscribe",
+                                  "participantId": publisher_id, "sdp": pc.localDescription.sdp}))
+        answer = await next_of({"sdpAnswer", "error"})
+        assert answer["type"] == "sdpAnswer", answer
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=answer["sdp"], type="answer"))
+        await asyncio.sleep(switch_after)
+        await ws.send(json.dumps({"v": 1, "type": "preferLayer", "participantId": publisher_id, "rid": "x"}))
+        errors.append(await next_of({"error"}))
+        await ws.send(json.dumps({"v": 1, "type": "preferLayer", "participantId": "nobody", "rid": "q"}))
+        errors.append(await next_of({"error"}))
+        switched_at = time.monotonic()
+        await ws.send(json.dumps({"v": 1, "type": "preferLayer", "participantId": publisher_id, "rid": "q"}))
+        await asyncio.sleep(seconds - switch_after + 0.5)
+        await pc.close()
+    return frames, switched_at, errors
+
+
 def wait_for_publisher(server_url, publisher_id, token, timeout=25):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -103,6 +150,8 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
     stage = make_stage()
     publisher = client.create_participant_token(stageArn=stage["arn"], userId="chromium", capabilities=["PUBLISH"])["participantToken"]
     viewer = client.create_participant_token(stageArn=stage["arn"], userId="viewer", capabilities=["SUBSCRIBE"])["participantToken"]
+    signaling_viewer = client.create_participant_token(stageArn=stage["arn"], userId="signaling-viewer",
+                                                       capabilities=["SUBSCRIBE"])["participantToken"]
     page = tmp_path / "publish.html"
     page.write_text(PAGE % {"whip": f"{server.url}/whip", "token": publisher["token"]})
     log = open(tmp_path / "chromium.log", "wb")
@@ -118,8 +167,11 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
         async def all_viewers():
             fixed = [watch(server.url, publisher["participantId"], viewer["token"], rid, seconds=6) for rid in ("q", "h", "f")]
             switching = watch(server.url, publisher["participantId"], viewer["token"], "q", seconds=8, switch_to="f", switch_after=3)
-            return await asyncio.gather(*fixed, switching)
-        (q, _), (h, _), (f, _), (switch_frames, switched_at) = asyncio.run(all_viewers())
+            signaled = watch_through_signaling(stage["endpoints"]["events"], signaling_viewer["token"], publisher["participantId"],
+                                               seconds=8, switch_after=3)
+            return await asyncio.gather(*fixed, switching, signaled)
+        (q, _), (h, _), (f, _), (switch_frames, switched_at), (signaled_frames, signaled_switch, signaled_errors) = \
+            asyncio.run(all_viewers())
     finally:
         logging.getLogger("aiortc.rtcrtpreceiver").removeHandler(errors)
         browser.terminate()
@@ -143,4 +195,12 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
     assert before and set(before) == {(320, 180)}
     assert after and set(after) == {(1280, 720)}
     assert max(gaps) < 1.0
-    assert errors.count == 0, f"{errors.count} decode errors (by viewer: {errors.by_receiver})"
+    assert errors.count == 0
+
+    # Through signaling: the highest layer by default, then preferLayer q.
+    settled_before = [(w, h) for t, w, h in signaled_frames if signaled_switch - 1.5 < t < signaled_switch]
+    settled_after = [(w, h) for t, w, h in signaled_frames if t > signaled_switch + 1.5]
+    print(f"signaling preferLayer: before {set(settled_before)}, after {set(settled_after)}, errors {[e['code'] for e in signaled_errors]}")
+    assert settled_before and set(settled_before) == {(1280, 720)}
+    assert settled_after and set(settled_after) == {(320, 180)}
+    assert [e["code"] for e in signaled_errors] == [4220, 4040], f"{errors.count} decode errors (by viewer: {errors.by_receiver})"

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "Protocol" / "schema"
 FIXTURES = ROOT / "Tests" / "StageProtocolTests" / "Fixtures"
 
-CLIENT_TYPES = ["join", "publish", "unpublish", "mute", "subscribe", "ping", "leave", "sdpOffer"]
+CLIENT_TYPES = ["join", "publish", "unpublish", "mute", "subscribe", "ping", "leave", "sdpOffer", "preferLayer"]
 SERVER_TYPES = [
     "joined", "participantJoined", "participantLeft", "streamsChanged", "muteChanged",
     "publishState", "subscribeState", "error", "disconnect", "pong", "sdpAnswer",

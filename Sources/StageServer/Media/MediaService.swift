@@ -13,6 +13,8 @@ final class MediaService: @unchecked Sendable {
     private var publishers: [String: PublisherSession] = [:]          // participant id → session
     private var subscribers: [String: SubscriberSession] = [:]        // resource id → session
     private var publisherResources: [String: PublisherSession] = [:]  // resource id → session
+    /// (subscriber participant id, publisher id) → resource ids of the subscriber's sessions.
+    private var subscriptionsBySubscriber: [String: [String]] = [:]
 
     init(engine: MediaEngine, candidateIP: String, hub: SignalingHub) {
         self.engine = engine
@@ -66,7 +68,9 @@ final class MediaService: @unchecked Sendable {
 
     /// WHEP: a subscriber's offer for one publisher's tracks.
     /// - Parameter layer: the simulcast layer wanted, by rid (nil: the highest available).
-    func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer, layer: String? = nil) async throws -> Answer {
+    /// - Parameter subscriberId: the participant subscribing through signaling (for `preferLayer`).
+    func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer, layer: String? = nil,
+                   subscriberId: String? = nil) async throws -> Answer {
         try await engine.eventLoop.submit { [self] in
             guard let publisher = publishers[publisherId] else { throw SubscribeFailure.publisherNotFound }
             guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
@@ -89,8 +93,13 @@ final class MediaService: @unchecked Sendable {
                 session.add(consumer)
                 outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)")
             }
-            session.onClose = { [weak self] closed in self?.subscribers[closed.id] = nil }
+            let key = subscriberId.map { "\($0)|\(publisherId)" }
+            session.onClose = { [weak self] closed in
+                self?.subscribers[closed.id] = nil
+                if let key { self?.subscriptionsBySubscriber[key]?.removeAll { $0 == closed.id } }
+            }
             subscribers[resourceId] = session
+            if let key { subscriptionsBySubscriber[key, default: []].append(resourceId) }
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
                                        candidateIP: candidateIP, candidatePort: engine.localPort).answer(outgoing: outgoing)
@@ -129,6 +138,16 @@ final class MediaService: @unchecked Sendable {
                 consumer.setPreferredLayer(index)
             }
         }.get()
+    }
+
+    /// Signaling `preferLayer`: the layer a participant receives from a publisher.
+    /// - Returns: false when it has no subscribe connection to that publisher.
+    func preferLayer(subscriberId: String, publisherId: String, rid: String?) async throws -> Bool {
+        let resources = try await engine.eventLoop.submit { [self] in
+            subscriptionsBySubscriber["\(subscriberId)|\(publisherId)"] ?? []
+        }.get()
+        for resource in resources { try await setLayer(resourceId: resource, rid: rid) }
+        return !resources.isEmpty
     }
 
     /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.

@@ -133,6 +133,15 @@ struct SignalingSession {
             case .sdpOffer(let offer):
                 let answer = try await negotiate(offer, for: peer.participant)
                 peer.send(encoded(.sdpAnswer(.init(requestId: offer.requestId, sdp: answer))))
+            case .preferLayer(let request):
+                do {
+                    guard try await media.preferLayer(subscriberId: peer.participantId, publisherId: request.participantId, rid: request.rid) else {
+                        throw ServerMessage.SignalError(code: .publisherNotFound,
+                                                        message: "preferLayer.participantId: no subscribe connection to \(request.participantId)")
+                    }
+                } catch MediaService.LayerFailure.noSuchLayer(let layers) {
+                    throw ServerMessage.SignalError(code: .invalidField, message: "preferLayer.rid: must be one of \(layers.joined(separator: ", "))")
+                }
             }
         } catch let refusal as ServerMessage.SignalError {
             ServerMetrics.signalingRejected(reason: "\(refusal.code)")
@@ -162,7 +171,7 @@ struct SignalingSession {
             guard participant.capabilities.allowSubscribe else { throw refuse(.insufficientCapabilities, "sdpOffer: the token does not grant SUBSCRIBE") }
             guard let publisherId = request.participantId else { throw refuse(.invalidField, "sdpOffer.participantId: required to subscribe") }
             do {
-                return try await media.subscribe(to: publisherId, stageId: stageId, offer: offer).sdp
+                return try await media.subscribe(to: publisherId, stageId: stageId, offer: offer, subscriberId: participant.participantId).sdp
             } catch MediaService.SubscribeFailure.publisherNotFound, MediaService.SubscribeFailure.wrongStage {
                 throw refuse(.publisherNotFound, "sdpOffer.participantId: \(publisherId) does not publish media on this stage")
             } catch let error as NegotiationError {
