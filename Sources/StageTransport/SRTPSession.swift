@@ -74,32 +74,29 @@ public final class SRTPSession: @unchecked Sendable {
 
     /// Unprotects an SRTP packet in place; returns the plaintext length.
     public func unprotectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
-        var length = Int32(length)
-        let status = srtp_unprotect(inbound, packet.baseAddress, &length)
-        guard status == srtp_err_status_ok else { throw Failure(status) }
-        return Int(length)
+        try Self.transform(inbound, packet, length) { srtp_unprotect($0, $1, $2) }
     }
 
     /// Protects an RTP packet in place (the buffer needs `maxTrailer` spare bytes); returns the SRTP length.
     public func protectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
         precondition(packet.count >= length + Self.maxTrailer, "protectRTP needs maxTrailer spare bytes")
-        var length = Int32(length)
-        let status = srtp_protect(outbound, packet.baseAddress, &length)
-        guard status == srtp_err_status_ok else { throw Failure(status) }
-        return Int(length)
+        return try Self.transform(outbound, packet, length) { srtp_protect($0, $1, $2) }
     }
 
     public func unprotectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
-        var length = Int32(length)
-        let status = srtp_unprotect_rtcp(inbound, packet.baseAddress, &length)
-        guard status == srtp_err_status_ok else { throw Failure(status) }
-        return Int(length)
+        try Self.transform(inbound, packet, length) { srtp_unprotect_rtcp($0, $1, $2) }
     }
 
     public func protectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
         precondition(packet.count >= length + Self.maxTrailer, "protectRTCP needs maxTrailer spare bytes")
+        return try Self.transform(outbound, packet, length) { srtp_protect_rtcp($0, $1, $2) }
+    }
+
+    /// One libsrtp call on `packet` in place: the new length, or why it failed.
+    private static func transform(_ session: srtp_t?, _ packet: UnsafeMutableRawBufferPointer, _ length: Int,
+                                  _ call: (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>) -> srtp_err_status_t) throws(Failure) -> Int {
         var length = Int32(length)
-        let status = srtp_protect_rtcp(outbound, packet.baseAddress, &length)
+        let status = call(session, packet.baseAddress, &length)
         guard status == srtp_err_status_ok else { throw Failure(status) }
         return Int(length)
     }
