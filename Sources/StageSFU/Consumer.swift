@@ -36,7 +36,8 @@ public final class Consumer {
         producer?.keyframeNeeded(layer: layer ?? ((producer?.layers.count ?? 1) - 1))
     }
 
-    func forward(_ packet: UnsafeRawBufferPointer, layer: Int, flowing: [Bool], payloadOffset: Int, now: ContinuousClock.Instant) {
+    func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, flowing: [Bool], payloadOffset: Int,
+                 now: ContinuousClock.Instant) {
         guard !isPaused else { return }
         if var selector {
             let decision = selector.accept(layer: layer, flowing: flowing) {
@@ -52,7 +53,7 @@ public final class Consumer {
             }
         }
         var munger = self.munger
-        if send(packet, { munger.rewrite($0, now: now) }) {
+        if send(packet, { munger.rewrite($0, source: fields, now: now) }) {
             packetsForwarded += 1
             octetsForwarded += max(0, packet.count - payloadOffset)
         }
@@ -73,8 +74,8 @@ public final class Consumer {
         var resent = 0
         for outgoing in lost {
             cache.withPacket(ssrc: source, sequence: munger.sourceSequence(for: outgoing)) { packet in
-                let munger = self.munger
-                if send(packet, { var copy = munger; copy.rewrite($0) }) { resent += 1 }
+                let munger = self.munger, fields = RTPFixedFields(packet)
+                if send(packet, { var copy = munger; copy.rewrite($0, source: fields) }) { resent += 1 }
             }
         }
         return resent

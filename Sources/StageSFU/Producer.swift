@@ -46,10 +46,10 @@ public final class Producer {
     /// - Parameters:
     ///   - layer: its simulcast layer index (0 for a plain track).
     ///   - payloadOffset: where the RTP payload starts (after CSRCs and extensions).
-    public func receive(_ packet: UnsafeMutableRawBufferPointer, layer: Int = 0, payloadOffset: Int = 12,
+    ///   - fields: its header fields, from the parse the caller already did.
+    public func receive(_ packet: UnsafeMutableRawBufferPointer, fields: RTPFixedFields, layer: Int = 0, payloadOffset: Int = 12,
                         now: ContinuousClock.Instant = .now) {
         packetsReceived += 1
-        let fields = RTPFixedFields(packet)
         let ssrc = fields.ssrc
         ssrcs.insert(ssrc)
         if !layers.isEmpty {
@@ -60,7 +60,8 @@ public final class Producer {
         guard !isMuted else { return }
         let flowing = layers.isEmpty ? [] : flowingLayers(now: now)
         for consumer in consumers {
-            consumer.forward(UnsafeRawBufferPointer(packet), layer: layer, flowing: flowing, payloadOffset: payloadOffset, now: now)
+            consumer.forward(UnsafeRawBufferPointer(packet), fields: fields, layer: layer, flowing: flowing,
+                             payloadOffset: payloadOffset, now: now)
         }
     }
 

@@ -1,4 +1,4 @@
-import StageWire
+public import StageWire
 
 /// Rewrites the RTP header fields of forwarded packets so a subscriber sees one continuous
 /// stream (RFC 3550 §5.1, §8.2): its own SSRC and payload type, sequence numbers without gaps
@@ -28,8 +28,8 @@ public struct RTPMunger: Sendable {
     /// Rewrites `packet` in place (its header must be a parsed RTP header). On a switch of
     /// source, the first new timestamp lands after the last one by the wall-clock time
     /// between them (at least one tick): simulcast layers have unrelated timestamp bases.
-    public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, now: ContinuousClock.Instant = .now) {
-        let source = RTPFixedFields(packet)
+    /// - Parameter source: the packet's own header fields, as parsed once on arrival.
+    public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields, now: ContinuousClock.Instant = .now) {
         let ssrc = source.ssrc, sequence = source.sequenceNumber, timestamp = source.timestamp
         if !started {
             // Start at the source's own numbering: nothing to hide yet.
@@ -71,14 +71,21 @@ public struct RTPMunger: Sendable {
     }
 }
 
-/// The fixed RTP header fields the forwarding path reads (RFC 3550 §5.1), from a packet whose
-/// header was already checked by `RTPHeader.parse`.
-struct RTPFixedFields {
-    var sequenceNumber: UInt16
-    var timestamp: UInt32
-    var ssrc: UInt32
+/// The fixed RTP header fields the forwarding path reads (RFC 3550 §5.1): taken from the
+/// header parsed on arrival and handed down, so no consumer reads them again.
+public struct RTPFixedFields: Sendable, Hashable {
+    public var sequenceNumber: UInt16
+    public var timestamp: UInt32
+    public var ssrc: UInt32
 
-    init(_ packet: UnsafeMutableRawBufferPointer) {
+    public init(_ header: RTPHeader) {
+        sequenceNumber = header.sequenceNumber
+        timestamp = header.timestamp
+        ssrc = header.ssrc
+    }
+
+    /// From a packet whose header was already checked (a cached copy being resent).
+    init(_ packet: UnsafeRawBufferPointer) {
         sequenceNumber = UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
         timestamp = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))

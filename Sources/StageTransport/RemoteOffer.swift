@@ -32,9 +32,7 @@ public struct RemoteOffer: Sendable {
 
     /// Header extensions this SFU reads (RFC 8843 mid, RFC 8852 rid/repaired-rid).
     public static let supportedExtensions = [
-        "urn:ietf:params:rtp-hdrext:sdes:mid",
-        "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id",
-        "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id",
+        RTPExtensionURI.mid, RTPExtensionURI.rtpStreamID, RTPExtensionURI.repairedRTPStreamID,
     ]
     /// RTCP feedback this SFU honours (RFC 4585 nack and pli, RFC 5104 fir) or sends (REMB).
     static let supportedFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb"]

@@ -25,7 +25,7 @@ struct ProducerConsumerTests {
 
     func send(_ producer: Producer, sequence: UInt16, timestamp: UInt32) {
         var packet = RTPMungerTests.packet(ssrc: 0x1234, sequence: sequence, timestamp: timestamp) + [UInt8](repeating: 0, count: 99)
-        packet.withUnsafeMutableBytes { producer.receive($0) }
+        packet.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0))) }
     }
 
     @Test("RFC 3550 §6.4.1: a publisher's SR reaches the consumer on its SSRC and timeline, with its counts")
@@ -70,7 +70,6 @@ struct ProducerConsumerTests {
 
 extension RTPFixedFields {
     static func peek(_ bytes: [UInt8]) -> RTPFixedFields {
-        var copy = bytes
-        return copy.withUnsafeMutableBytes { RTPFixedFields($0) }
+        bytes.withUnsafeBytes { RTPFixedFields($0) }
     }
 }

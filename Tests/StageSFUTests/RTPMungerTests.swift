@@ -13,9 +13,10 @@ struct RTPMungerTests {
 
     func rewrite(_ munger: inout RTPMunger, _ bytes: [UInt8], atMillisecond ms: Int = 0) -> (ssrc: UInt32, sequence: UInt16, timestamp: UInt32, pt: UInt8, marker: Bool) {
         var copy = bytes
-        copy.withUnsafeMutableBytes { munger.rewrite($0, now: Self.start + .milliseconds(ms)) }
+        copy.withUnsafeMutableBytes { munger.rewrite($0, source: RTPFixedFields(UnsafeRawBufferPointer($0)), now: Self.start + .milliseconds(ms)) }
         return copy.withUnsafeMutableBytes { p in
-            (RTPFixedFields(p).ssrc, RTPFixedFields(p).sequenceNumber, RTPFixedFields(p).timestamp, p[1] & 0x7F, p[1] & 0x80 != 0)
+            (RTPFixedFields(UnsafeRawBufferPointer(p)).ssrc, RTPFixedFields(UnsafeRawBufferPointer(p)).sequenceNumber,
+             RTPFixedFields(UnsafeRawBufferPointer(p)).timestamp, p[1] & 0x7F, p[1] & 0x80 != 0)
         }
     }
 

@@ -32,7 +32,7 @@ final class PublisherSession: MediaPeerDelegate {
         self.peer = peer
         self.offer = offer
         for section in offer.sections where section.direction == .sendonly || section.direction == .sendrecv {
-            let ridExtension = section.extensions["urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"].map { UInt8(truncatingIfNeeded: $0) }
+            let ridExtension = section.extensions[RTPExtensionURI.rtpStreamID].map { UInt8(truncatingIfNeeded: $0) }
             let layers = ridExtension == nil ? [] : section.sendRIDs
             let producer = Producer(id: "\(participantId):\(section.mid)", kind: section.kind == .audio ? .audio : .video,
                                     layers: layers) { [weak peer] ssrc in
@@ -86,12 +86,12 @@ final class PublisherSession: MediaPeerDelegate {
             return MediaDropReason.malformedRTP.count()
         }
         if let route = bySSRC[header.ssrc] {
-            return route.producer.receive(packet, layer: route.layer, payloadOffset: payload.lowerBound)
+            return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
         }
         if retransmissionPayloadTypes.contains(header.payloadType) { return MediaDropReason.retransmissionNotForwarded.count() }
         guard let route = learnRoute(header, packet: UnsafeRawBufferPointer(packet)) else { return }
         bySSRC[header.ssrc] = route
-        route.producer.receive(packet, layer: route.layer, payloadOffset: payload.lowerBound)
+        route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
     }
 
     /// An SSRC the offer did not list: a simulcast layer named by its rid header extension

@@ -11,7 +11,6 @@ import StageProtocol
 actor SignalingHub {
     let store: Store
     var rooms: [String: StageRoom] = [:]
-    private let codec = SignalCodec()
 
     init(store: Store) { self.store = store }
 
@@ -19,9 +18,7 @@ actor SignalingHub {
 
     func isConnected(stageId: String, participantId: String) -> Bool { rooms[stageId]?.members[participantId] != nil }
 
-    func encode(_ message: ServerMessage) -> String {
-        (try? codec.encode(message)) ?? #"{"v":1,"type":"error","code":5000,"message":"encoding failed"}"#
-    }
+    func encode(_ message: ServerMessage) -> String { SignalingPeer.wireText(message) }
 
     func broadcast(_ message: ServerMessage, to peers: [SignalingPeer]) {
         guard !peers.isEmpty else { return }

@@ -73,7 +73,7 @@ struct SignalingSession {
                         break
                     }
                     if refused.isMultiple(of: 10) || refused == 1 {
-                        peer.send(encoded(.error(.init(code: .rateLimited, message: "rate limit: \(Int(SignalingLimits.messagesPerSecond)) messages per second"))))
+                        peer.send(.error(.init(code: .rateLimited, message: "rate limit: \(Int(SignalingLimits.messagesPerSecond)) messages per second")))
                     }
                     continue
                 }
@@ -97,7 +97,7 @@ struct SignalingSession {
 
     private func handle(_ frame: WebSocketMessage, peer: SignalingPeer) async -> Next {
         guard case .text(let text) = frame else {
-            peer.send(encoded(.error(.init(code: .malformedMessage, message: "binary frames are not part of the protocol; send JSON text"))))
+            peer.send(.error(.init(code: .malformedMessage, message: "binary frames are not part of the protocol; send JSON text")))
             return .continue
         }
         let message: ClientMessage
@@ -108,7 +108,7 @@ struct SignalingSession {
                 if case .unsupportedVersion = $0 { return .unsupportedVersion } else { return .malformedMessage }
             } ?? .malformedMessage
             ServerMetrics.signalingRejected(reason: "\(code)")
-            peer.send(encoded(.error(.init(code: code, message: DecodingDiagnostics.describe(error)))))
+            peer.send(.error(.init(code: code, message: DecodingDiagnostics.describe(error))))
             return .continue
         }
         ServerMetrics.signalingMessage(type: message.type)
@@ -127,12 +127,12 @@ struct SignalingSession {
                 try await hub.subscribe(stageId: stageId, participantId: peer.participantId, requestId: request.requestId,
                                         publisherId: request.participantId, type: request.subscribeType)
             case .ping(let ping):
-                peer.send(encoded(.pong(ping)))
+                peer.send(.pong(ping))
             case .leave:
                 return .leave
             case .sdpOffer(let offer):
                 let answer = try await negotiate(offer, for: peer.participant)
-                peer.send(encoded(.sdpAnswer(.init(requestId: offer.requestId, sdp: answer))))
+                peer.send(.sdpAnswer(.init(requestId: offer.requestId, sdp: answer)))
             case .preferLayer(let request):
                 do {
                     guard try await media.preferLayer(subscriberId: peer.participantId, publisherId: request.participantId, rid: request.rid) else {
@@ -145,9 +145,9 @@ struct SignalingSession {
             }
         } catch let refusal as ServerMessage.SignalError {
             ServerMetrics.signalingRejected(reason: "\(refusal.code)")
-            peer.send(encoded(.error(refusal)))
+            peer.send(.error(refusal))
         } catch {
-            peer.send(encoded(.error(.init(code: .internalError, message: "internal error"))))
+            peer.send(.error(.init(code: .internalError, message: "internal error")))
         }
         return .continue
     }
@@ -211,20 +211,16 @@ struct SignalingSession {
                          queue: queue, expiry: Double(claims.exp))
     }
 
-    private func encoded(_ message: ServerMessage) -> String {
-        (try? codec.encode(message)) ?? #"{"v":1,"type":"error","code":5000,"message":"encoding failed"}"#
-    }
+    private func encoded(_ message: ServerMessage) -> String { SignalingPeer.wireText(message) }
 
     /// Writes queued frames in order; closes the socket after a final frame or when the queue ends.
     static func drain(_ queue: AsyncStream<SignalingPeer.Outgoing>, to outbound: WebSocketOutboundWriter) async {
-        let codec = SignalCodec()
         for await item in queue {
             switch item {
             case .text(let text):
                 do { try await outbound.write(.text(text)) } catch { return }
             case .message(let message):
-                guard let text = try? codec.encode(message) else { continue }
-                do { try await outbound.write(.text(text)) } catch { return }
+                do { try await outbound.write(.text(SignalingPeer.wireText(message))) } catch { return }
             case .close(let text):
                 try? await outbound.write(.text(text))
                 try? await outbound.close(.normalClosure, reason: nil)
