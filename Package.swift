@@ -38,6 +38,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .target(name: "CStageShims", dependencies: ["COpenSSL"]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .target(name: "CMediaShims", dependencies: ["CVPX", "COpus"]),
+        // Client media: VP8/Opus codecs, RTP packetizers, jitter buffer, frames, devices and files.
+        .target(name: "StageMedia", dependencies: ["StageWire", "CVPX", "COpus", "CMediaShims"], swiftSettings: strict),
         // Media transport: DTLS (OpenSSL, sans-IO), SRTP (libsrtp2), ICE-lite, the UDP port.
         .target(
             name: "StageTransport",
@@ -77,7 +82,7 @@ let package = Package(
         .target(
             name: "StageKit",
             dependencies: [
-                "StageProtocol",
+                "StageProtocol", "StageTransport", "StageMedia", "StageWire",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -107,6 +112,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "StageTransportTests", dependencies: ["StageTransport", "StageWire"]),
         .testTarget(name: "StageSFUTests", dependencies: ["StageSFU"]),
+        .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageWire"]),
         .testTarget(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,0 +1,1 @@
+#include "media_shims.h"

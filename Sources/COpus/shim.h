@@ -1,0 +1,4 @@
+#ifndef PROSCENIUM_COPUS_SHIM_H
+#define PROSCENIUM_COPUS_SHIM_H
+#include <opus/opus.h>
+#endif

@@ -1,0 +1,7 @@
+#ifndef PROSCENIUM_CVPX_SHIM_H
+#define PROSCENIUM_CVPX_SHIM_H
+#include <vpx/vpx_encoder.h>
+#include <vpx/vpx_decoder.h>
+#include <vpx/vp8cx.h>
+#include <vpx/vp8dx.h>
+#endif
