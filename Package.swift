@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageServer", "StageTransport",
+                "StageKit", "StageProtocol", "StageControl", "StageServer", "StageTransport", "StageMedia",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),

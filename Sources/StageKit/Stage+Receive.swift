@@ -7,7 +7,9 @@ extension Stage {
         switch event {
         case .closed(let error):
             guard channel != nil else { return }
+            let wasConnected = connectionState == .connected && joinWaiter == nil
             tearDown(error: error ?? StageError(code: .connectionFailed, message: "the signaling socket closed"))
+            if wasConnected, !leaving { scheduleRejoin() }
         case .message(let message):
             receive(message)
         }
@@ -28,7 +30,7 @@ extension Stage {
         case .disconnect(let disconnect):
             tearDown(error: StageError(code: .disconnected(disconnect.reason), message: disconnect.message))
         case .pong(let pong): pingWaiters.removeValue(forKey: pong.nonce)?.resume(returning: true)
-        case .sdpAnswer: break
+        case .sdpAnswer(let answer): sdpWaiters.removeValue(forKey: answer.requestId)?.resolve(.success(answer.sdp))
         }
     }
 
@@ -71,6 +73,7 @@ extension Stage {
     /// The publisher stopped publishing or left: its streams go, then the participant.
     func removeRemote(_ id: String) {
         guard var remote = remotes[id] else { return }
+        stopReceiving(from: id)
         let removed = remote.received.compactMap { remote.stageStreams[$0] }
         remote.received = []
         remotes[id] = remote
@@ -95,6 +98,9 @@ extension Stage {
         remotes[change.participantId] = remote
         guard let type = applied.subscriptions[change.participantId], remote.info.subscribeState == .subscribed else { return }
         updateReceived(change.participantId, to: change.streams.filter { type.includes($0.kind) })
+        // Other streams: receive them on a new connection.
+        stopReceiving(from: change.participantId)
+        startReceiving(from: change.participantId, type: type)
     }
 
     private func remoteMuteChanged(_ change: ServerMessage.StreamsChanged) {
@@ -131,7 +137,9 @@ extension Stage {
         case .subscribed:
             setSubscribeState(id, .subscribed)
             updateReceived(id, to: state.streams)
+            startReceiving(from: id, type: state.subscribeType)
         case .notSubscribed:
+            stopReceiving(from: id)
             updateReceived(id, to: [])
             setSubscribeState(id, .notSubscribed)
         }
@@ -159,6 +167,9 @@ extension Stage {
     /// A request was refused: undo what it assumed and tell the error delegate.
     private func refused(_ error: ServerMessage.SignalError) {
         let stageError = StageError(code: .server(error.code), message: error.message)
+        if let requestId = error.requestId, let answer = sdpWaiters.removeValue(forKey: requestId) {
+            return answer.resolve(.failure(stageError))
+        }
         if joinWaiter != nil {
             tearDown(error: stageError)
             return
@@ -180,6 +191,8 @@ extension Stage {
 
     /// Ends the session locally: streams removed, participants gone, then disconnected.
     func tearDown(error: StageError?) {
+        stopAllMedia()
+        mediaReconnecting = false
         pingTask?.cancel()
         pingTask = nil
         let channel = self.channel

@@ -46,19 +46,22 @@ extension Stage {
                 pending[requestId] = .publish
                 applied.published = streams
                 setLocalPublishState(local.publishState == .published ? .published : .attemptingPublish)
-                channel.send(.publish(.init(requestId: requestId, streams: streams)))
+                startPublishing(requestId: requestId, streams: streams)
             case .unpublish:
                 let requestId = makeRequestId()
                 pending[requestId] = .unpublish
                 applied.published = nil
+                stopPublishingMedia()
                 channel.send(.unpublish(.init(requestId: requestId)))
             case .mute(let streamId, let muted):
                 setAppliedMute(streamId: streamId, muted: muted)
+                mediaPublisher?.setMuted(streamId: streamId, muted: muted)
                 channel.send(.mute(.init(streamId: streamId, muted: muted)))
             case .subscribe(let participantId, let type):
                 let requestId = makeRequestId()
                 pending[requestId] = .subscribe(participantId: participantId, type: type)
                 applied.subscriptions[participantId] = type == .none ? nil : type
+                if type == .none { stopReceiving(from: participantId) }
                 if type != .none, remotes[participantId]?.info.subscribeState == .notSubscribed {
                     setSubscribeState(participantId, .attemptingSubscribe)
                 }

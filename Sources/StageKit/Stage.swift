@@ -1,5 +1,6 @@
 import Foundation
 import StageProtocol
+import StageTransport
 
 /// A stage session (IVS `IVSStage`): joins with a participant token, applies what the strategy
 /// wants, and reports what happens to the renderers.
@@ -41,6 +42,20 @@ public final class Stage {
     var nextRequest = 0
     var pingWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
 
+    /// Whether streams with a capture source send media and subscriptions receive it. Off,
+    /// the stage only exchanges descriptions (what the signaling benchmark measures).
+    public let mediaEnabled: Bool
+    /// The DTLS certificate of this client's peer connections.
+    let mediaContext: DTLSContext
+    var mediaPublisher: MediaPublisher?
+    /// Publisher id → the connection receiving its media.
+    var mediaSubscribers: [String: MediaSubscriber] = [:]
+    var sdpWaiters: [String: PendingAnswer] = [:]
+    var mediaReconnecting = false
+    /// Set by `leave()`; otherwise a lost signaling socket is joined again with the same token.
+    var leaving = false
+    var rejoinTask: Task<Void, Never>?
+
     enum PendingRequest {
         case publish
         case unpublish
@@ -51,8 +66,15 @@ public final class Stage {
         weak var renderer: (any StageRenderer)?
     }
 
+    /// - Parameter media: false for a stage that exchanges descriptions only, no media.
     /// - Throws: `StageError` with `.invalidToken` when the token is not a participant token.
-    public init(token: String, strategy: any StageStrategy) throws {
+    public init(token: String, strategy: any StageStrategy, media: Bool = true) throws {
+        mediaEnabled = media
+        do {
+            mediaContext = try DTLSContext(certificate: DTLSCertificate())
+        } catch {
+            throw StageError(code: .connectionFailed, message: "media: cannot make a DTLS certificate: \(error)")
+        }
         do {
             claims = try ParticipantTokenClaims.decodeUnverified(token)
         } catch {
@@ -83,6 +105,7 @@ public final class Stage {
         guard connectionState == .disconnected else {
             throw StageError(code: .server(.alreadyJoined), message: "join: the stage is already \(connectionState)")
         }
+        leaving = false
         setConnectionState(.connecting, error: nil)
         let channel = SignalingChannel(url: claims.eventsURL)
         self.channel = channel
@@ -102,6 +125,9 @@ public final class Stage {
 
     /// Leaves the stage: every stream is removed and every participant leaves, through the renderers.
     public func leave() {
+        leaving = true
+        rejoinTask?.cancel()
+        rejoinTask = nil
         guard let channel else { return }
         channel.send(.leave)
         channel.close()
@@ -139,6 +165,30 @@ public final class Stage {
     func makeRequestId() -> String {
         nextRequest += 1
         return "r\(nextRequest)"
+    }
+
+    /// The signaling socket was lost while joined (server restart, network): join again with
+    /// the same token, once a second for 30 s, then give up. The strategy is applied again on
+    /// success, so publishing and subscriptions come back as they were.
+    func scheduleRejoin() {
+        rejoinTask?.cancel()
+        rejoinTask = Task { [weak self] in
+            for _ in 0..<30 {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, !Task.isCancelled, !self.leaving, self.connectionState == .disconnected else { return }
+                do {
+                    try await self.join(timeout: .seconds(5))
+                    return
+                } catch let error as StageError {
+                    switch error.code {
+                    case .server, .disconnected, .invalidToken: return   // refused: joining again will not help
+                    default: continue
+                    }
+                } catch {
+                    continue
+                }
+            }
+        }
     }
 
     func failJoin(_ error: StageError) {

@@ -1,16 +1,18 @@
 public import StageProtocol
 
-/// Identifies a capture device. Media devices (cameras, microphones, files) arrive with the
-/// media plane; until then a stream is described by its device's id and kind.
+/// Identifies a device: its id (the published stream's id), kind and name, and where its
+/// media comes from. A descriptor without a source publishes the stream's description only.
 public struct DeviceDescriptor: Sendable, Hashable {
     public var deviceId: String
     public var kind: StreamKind
     public var friendlyName: String
+    public var source: DeviceSource?
 
-    public init(deviceId: String, kind: StreamKind, friendlyName: String? = nil) {
+    public init(deviceId: String, kind: StreamKind, friendlyName: String? = nil, source: DeviceSource? = nil) {
         self.deviceId = deviceId
         self.kind = kind
         self.friendlyName = friendlyName ?? deviceId
+        self.source = source
     }
 }
 
@@ -21,11 +23,31 @@ public class StageStream: Hashable {
     public let kind: StreamKind
     /// Whether the publisher muted it.
     public internal(set) var isMuted: Bool
+    /// The stream's device: an `ImageDevice` for video, an `AudioDevice` for audio. A received
+    /// stream's device delivers what was decoded; a local one's, what was captured.
+    public let device: any StageDevice
+    /// Receives `requestRTCStats()` answers.
+    public weak var delegate: (any StageStreamDelegate)?
+    /// Where `requestRTCStats()` gets its figures: set while media flows.
+    var statsProvider: (@Sendable () async -> [RTCStats])?
 
-    init(streamId: String, kind: StreamKind, isMuted: Bool) {
+    init(streamId: String, kind: StreamKind, isMuted: Bool, device: (any StageDevice)? = nil) {
         self.streamId = streamId
         self.kind = kind
         self.isMuted = isMuted
+        self.device = device ?? makeDevice(for: DeviceDescriptor(deviceId: streamId, kind: kind))
+    }
+
+    /// Gathers WebRTC-shaped statistics of this stream's media and hands them to `delegate`
+    /// (`stageStream(_:didGenerateRTCStats:)`) on the main actor. Nothing is delivered when no
+    /// media flows for it.
+    public func requestRTCStats() {
+        guard let statsProvider else { return }
+        Task { @MainActor [weak self] in
+            let stats = await statsProvider()
+            guard let self else { return }
+            self.delegate?.stageStream(self, didGenerateRTCStats: stats)
+        }
     }
 
     var descriptor: StreamDescriptor { StreamDescriptor(streamId: streamId, kind: kind, muted: isMuted) }
@@ -39,13 +61,16 @@ public class StageStream: Hashable {
 /// returned after `refreshStrategy()` applies its own mute state.
 @MainActor
 public final class LocalStageStream: StageStream {
-    public let device: DeviceDescriptor
+    public let configuration: LocalStageStreamConfiguration
     /// Set while the stream is published on a stage, to forward mute changes.
     weak var stage: Stage?
 
-    public init(device: DeviceDescriptor, muted: Bool = false) {
-        self.device = device
-        super.init(streamId: device.deviceId, kind: device.kind, isMuted: muted)
+    /// - Parameter device: the capture device; with a `source`, its media is encoded and sent
+    ///   when the strategy publishes the stream.
+    public init(device: DeviceDescriptor, configuration: LocalStageStreamConfiguration = LocalStageStreamConfiguration(),
+                muted: Bool = false) {
+        self.configuration = configuration
+        super.init(streamId: device.deviceId, kind: device.kind, isMuted: muted, device: makeDevice(for: device))
     }
 
     public func setMuted(_ muted: Bool) {

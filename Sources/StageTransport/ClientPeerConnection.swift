@@ -16,13 +16,21 @@ public final class ClientPeerConnection: @unchecked Sendable {
         public var mid: String
         public var kind: RemoteOffer.StreamKindName
         public var direction: Direction
-        /// Our SSRC for a sending track.
+        /// Our SSRC for a sending track without simulcast.
         public var ssrc: UInt32
-        public init(mid: String, kind: RemoteOffer.StreamKindName, direction: Direction, ssrc: UInt32 = .random(in: 1...UInt32.max)) {
+        /// Simulcast layers sent in this section, by rid (RFC 8853), lowest first; the packets of
+        /// each carry its rid in the RFC 8852 header extension. Empty: one stream with `ssrc`.
+        public var rids: [String]
+        /// The `a=msid` track id (RFC 8830): how the server names the stream.
+        public var trackId: String
+        public init(mid: String, kind: RemoteOffer.StreamKindName, direction: Direction, ssrc: UInt32 = .random(in: 1...UInt32.max),
+                    rids: [String] = [], trackId: String? = nil) {
             self.mid = mid
             self.kind = kind
             self.direction = direction
             self.ssrc = ssrc
+            self.rids = rids
+            self.trackId = trackId ?? mid
         }
     }
 
@@ -45,6 +53,47 @@ public final class ClientPeerConnection: @unchecked Sendable {
     public var onRTCP: ((UnsafeMutableRawBufferPointer) -> Void)?
 
     public static let payloadTypes: [RemoteOffer.StreamKindName: UInt8] = [.video: 96, .audio: 111]
+    /// Header extension ids of our offers: RFC 8843 mid and RFC 8852 rtp-stream-id.
+    public static let midExtensionID: UInt8 = 1
+    public static let ridExtensionID: UInt8 = 2
+    /// The `a=msid` stream id of our sending tracks.
+    public var streamId = "proscenium"
+    /// Called once on the event loop when nothing arrived from the server for `receiveTimeout`
+    /// after connecting: consent lost (RFC 7675 §5.1), the path or the server is gone.
+    public var onTimeout: (() -> Void)?
+    public var receiveTimeout: TimeAmount = .seconds(3)
+    /// Called once on the event loop when the server closed the connection (DTLS close_notify).
+    public var onClosedByServer: (() -> Void)?
+    private var lastReceived = NIODeadline.now()
+    private var counters = Statistics()
+    /// When each outstanding consent check left, by transaction id: answers give the round trip.
+    private var checksInFlight: [STUNTransactionID: NIODeadline] = [:]
+
+    /// The transport's counters, as WebRTC's `candidate-pair` stats name them.
+    public struct Statistics: Sendable {
+        public var packetsSent = 0
+        public var bytesSent = 0
+        public var packetsReceived = 0
+        public var bytesReceived = 0
+        /// Of the latest consent check answered (RFC 7675), in seconds.
+        public var currentRoundTripTime: Double?
+        public var remoteAddress: String?
+        public var localAddress: String?
+    }
+
+    /// The latest consent round trip in seconds (call on `eventLoop`).
+    public var currentRoundTripTime: Double? { counters.currentRoundTripTime }
+
+    /// The counters now (any thread).
+    public func statistics() async -> Statistics {
+        (try? await eventLoop.submit { [self] in
+            var statistics = counters
+            statistics.remoteAddress = remote.map { "\($0.address)" }
+            statistics.localAddress = channel?.localAddress.map { "\($0)" }
+            return statistics
+        }.get()) ?? Statistics()
+    }
+    private var livenessTask: RepeatedTask?
 
     public init(tracks: [Track], context: DTLSContext, eventLoop: any EventLoop) {
         self.tracks = tracks
@@ -74,8 +123,16 @@ public final class ClientPeerConnection: @unchecked Sendable {
                       "a=\(track.direction.rawValue)", "a=rtcp-mux", "a=rtcp-rsize",
                       track.kind == .video ? "a=rtpmap:\(pt) VP8/90000" : "a=rtpmap:\(pt) opus/48000/2"]
             if track.kind == .video { lines += ["a=rtcp-fb:\(pt) nack", "a=rtcp-fb:\(pt) nack pli"] }
+            lines += ["a=extmap:\(Self.midExtensionID) \(RTPExtensionURI.mid)"]
             if track.direction == .sendonly {
-                lines += ["a=msid:bench \(track.mid)", "a=ssrc:\(track.ssrc) cname:bench"]
+                lines += ["a=msid:\(streamId) \(track.trackId)"]
+                if track.rids.isEmpty {
+                    lines += ["a=ssrc:\(track.ssrc) cname:\(streamId)"]
+                } else {
+                    lines += ["a=extmap:\(Self.ridExtensionID) \(RTPExtensionURI.rtpStreamID)"]
+                    lines += track.rids.map { "a=rid:\($0) send" }
+                    lines += ["a=simulcast:send \(track.rids.joined(separator: ";"))"]
+                }
             }
             lines += candidateLines
         }
@@ -157,15 +214,17 @@ public final class ClientPeerConnection: @unchecked Sendable {
         builder.appendICEControlling(tieBreaker: tieBreaker)
         builder.appendUseCandidate()
         write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
-        if srtp != nil {   // connected: keep consent with one check every 2 s
+        if srtp != nil {   // connected: keep consent with one check a second
             checkTask?.cancel()
-            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(2), delay: .seconds(2)) { [weak self] _ in self?.sendConsent() }
+            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in self?.sendConsent() }
         }
     }
 
     private func sendConsent() {
         guard let remote else { return }
         var builder = STUNMessageBuilder(type: .bindingRequest)
+        checksInFlight = checksInFlight.filter { NIODeadline.now() - $0.value < .seconds(10) }
+        checksInFlight[builder.transactionID] = .now()
         try? builder.appendUsername("\(remote.ufrag):\(credentials.ufrag)")
         builder.appendICEControlling(tieBreaker: tieBreaker)
         write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
@@ -186,26 +245,41 @@ public final class ClientPeerConnection: @unchecked Sendable {
             }
             guard message.type == .bindingSuccess,
                   message.verifyIntegrity(key: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1),
-                  let dtls, case .handshaking = dtls.state else { return }
-            sendDTLS(dtls.start())
+                  let dtls else { return }
+            lastReceived = .now()
+            if let sent = checksInFlight.removeValue(forKey: message.transactionID) {
+                counters.currentRoundTripTime = Double((NIODeadline.now() - sent).nanoseconds) / 1e9
+            }
+            if case .handshaking = dtls.state { sendDTLS(dtls.start()) }
         case .dtls:
             guard let dtls else { return }
             sendDTLS(dtls.receive(UnsafeRawBufferPointer(bytes)))
             if case .connected(let keys) = dtls.state, srtp == nil {
                 do {
                     srtp = try SRTPSession(keys)
+                    watchLiveness()
                     connectedPromise?.succeed()
                 } catch {
                     connectedPromise?.fail(error)
                 }
             } else if case .failed(let error) = dtls.state {
                 connectedPromise?.fail(error)
+            } else if case .closed = dtls.state, srtp != nil {
+                // The server ended this connection (close_notify): it is over, say so now.
+                srtp = nil
+                livenessTask?.cancel()
+                checkTask?.cancel()
+                onClosedByServer?()
             }
         case .rtp:
             guard let srtp, let length = try? srtp.unprotectRTP(bytes, length: bytes.count) else { return }
+            lastReceived = .now()
+            counters.packetsReceived += 1
+            counters.bytesReceived += bytes.count
             onRTP?(UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length]))
         case .rtcp:
             guard let srtp, let length = try? srtp.unprotectRTCP(bytes, length: bytes.count) else { return }
+            lastReceived = .now()
             onRTCP?(UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length]))
         default:
             return
@@ -223,6 +297,31 @@ public final class ClientPeerConnection: @unchecked Sendable {
         }
     }
 
+    /// After connecting, checks twice a second that the server still answers (consent responses
+    /// arrive every second even when no media flows).
+    private func watchLiveness() {
+        lastReceived = .now()
+        livenessTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [weak self] task in
+            guard let self, NIODeadline.now() - self.lastReceived > self.receiveTimeout else { return }
+            task.cancel()
+            self.onTimeout?()
+        }
+    }
+
+    /// Protects and sends an RTCP compound packet (call on `eventLoop`); false before SRTP is ready.
+    @discardableResult
+    public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
+        guard let srtp, let remote, let channel else { return false }
+        var buffer = channel.allocator.buffer(capacity: packet.count + SRTPSession.maxTrailer + 4)
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packet.count + SRTPSession.maxTrailer + 4) { out -> Int in
+            out.copyMemory(from: packet)
+            return (try? srtp.protectRTCP(out, length: packet.count)) ?? 0
+        }
+        guard written > 0 else { return false }
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
+        return true
+    }
+
     /// Protects and sends an RTP packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTP(_ packet: UnsafeRawBufferPointer, flush: Bool = true) -> Bool {
@@ -233,6 +332,8 @@ public final class ClientPeerConnection: @unchecked Sendable {
             return (try? srtp.protectRTP(out, length: packet.count)) ?? 0
         }
         guard written > 0 else { return false }
+        counters.packetsSent += 1
+        counters.bytesSent += written
         channel.write(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
         if flush { channel.flush() }
         return true
@@ -245,8 +346,17 @@ public final class ClientPeerConnection: @unchecked Sendable {
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
     }
 
+    /// Tells the server with a DTLS close_notify (so it frees the session at once), then closes the socket.
     public func close() async {
-        checkTask?.cancel()
+        try? await eventLoop.submit { [self] in
+            checkTask?.cancel()
+            livenessTask?.cancel()
+            onTimeout = nil
+            if let dtls, let remote {
+                for datagram in dtls.shutdown() { write(datagram, to: remote.address) }
+            }
+            srtp = nil
+        }.get()
         try? await channel?.close()
     }
 }

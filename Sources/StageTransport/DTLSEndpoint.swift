@@ -80,6 +80,14 @@ public final class DTLSEndpoint: @unchecked Sendable {
         return takeOutput()
     }
 
+    /// Ends the association with a close_notify alert (RFC 5246 §7.2.1): the datagrams to send.
+    public func shutdown() -> [[UInt8]] {
+        guard case .connected = state else { return [] }
+        SSL_shutdown(ssl)
+        state = .closed
+        return takeOutput()
+    }
+
     private func advance() -> [[UInt8]] {
         let result = SSL_do_handshake(ssl)
         if result == 1 {

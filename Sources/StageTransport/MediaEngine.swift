@@ -62,6 +62,8 @@ public final class MediaEngine: @unchecked Sendable {
     func remove(_ peer: MediaPeer, reason: String) {
         eventLoop.preconditionInEventLoop()
         guard !peer.isClosed else { return }
+        // Tell a connected peer at once (close_notify) rather than let its consent checks expire.
+        if case .connected = peer.dtls.state { sendDTLS(peer.dtls.shutdown(), for: peer) }
         peer.isClosed = true
         peer.retransmitTask?.cancel()
         peersByUfrag[peer.credentials.ufrag] = nil

@@ -38,7 +38,7 @@ final class MediaService: @unchecked Sendable {
             guard offer.sections.contains(where: { $0.direction == .sendonly || $0.direction == .sendrecv }) else {
                 throw NegotiationError("offer: a WHIP offer must send media (sendonly or sendrecv)")
             }
-            publishers[participantId]?.peer.close(reason: "replaced by a new publish session")
+            let replaced = publishers[participantId]
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
             let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer)
@@ -51,12 +51,15 @@ final class MediaService: @unchecked Sendable {
             }
             session.onClose = { [weak self] closed in
                 guard let self else { return }
-                if self.publishers[closed.participantId] === closed { self.publishers[closed.participantId] = nil }
                 self.publisherResources[closed.id] = nil
+                // A session replaced by a newer one (a reconnecting publisher) ends nothing on the stage.
+                guard self.publishers[closed.participantId] === closed else { return }
+                self.publishers[closed.participantId] = nil
                 Task { await hub.mediaStopped(stageId: stageId, participantId: participantId, mediaConnectionId: mediaConnection) }
             }
             publishers[participantId] = session
             publisherResources[resourceId] = session
+            replaced?.peer.close(reason: "replaced by a new publish session")
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
                                        candidateIP: candidateIP, candidatePort: engine.localPort).answer()

@@ -6,17 +6,21 @@ extension SignalingHub {
     /// The publish peer connection of `participant` connected. A participant without a
     /// signaling socket (WHIP) joins the stage here, as a member nobody can message.
     func mediaStarted(stageId: String, participant: ParticipantDescriptor, streams: [StreamDescriptor], mediaConnectionId: UInt64) {
-        if rooms[stageId]?.members[participant.participantId] == nil {
+        if let member = rooms[stageId]?.members[participant.participantId] {
+            // A signaling client that announced its streams (with their mute state) keeps them.
+            if member.published != nil { return }
+        } else {
             join(stageId: stageId, peer: SignalingPeer(connectionId: mediaConnectionId, participant: participant, client: nil, outbox: nil))
         }
         try? publish(stageId: stageId, participantId: participant.participantId, requestId: nil, streams: streams)
     }
 
-    /// The publish peer connection ended: unpublish, and a socket-less participant leaves.
+    /// The current publish peer connection ended (not one replaced by a newer one): unpublish,
+    /// and a socket-less participant leaves.
     func mediaStopped(stageId: String, participantId: String, mediaConnectionId: UInt64) {
         guard let member = rooms[stageId]?.members[participantId] else { return }
-        if member.peer.connectionId == mediaConnectionId {
-            leave(stageId: stageId, participantId: participantId, connectionId: mediaConnectionId)
+        if !member.peer.hasSocket {
+            leave(stageId: stageId, participantId: participantId, connectionId: member.peer.connectionId)
         } else {
             try? unpublish(stageId: stageId, participantId: participantId, requestId: nil)
         }

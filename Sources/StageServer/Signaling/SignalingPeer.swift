@@ -26,6 +26,8 @@ final class SignalingPeer: Sendable {
     let sessionFacts: ClientDescription?
     /// nil for a participant without a socket (a WHIP publisher): nothing to tell it.
     private let outbox: AsyncStream<Outgoing>.Continuation?
+    /// A WHIP publisher is a member without a signaling socket.
+    var hasSocket: Bool { outbox != nil }
 
     init(connectionId: UInt64, participant: ParticipantDescriptor, client: ClientDescription?,
          outbox: AsyncStream<Outgoing>.Continuation?) {

@@ -1,0 +1,66 @@
+import StageMedia
+import StageWire
+
+/// Receives one audio stream: Opus packets into a small jitter buffer, played out every 20 ms
+/// (decoded, or concealed with in-band FEC or PLC when missing), PCM and levels to the
+/// stream's `AudioDevice`. Confined to the subscribe connection's event loop.
+final class AudioTrackReceiver {
+    let streamId: String
+    private let device: AudioDevice?
+    private var jitter = AudioJitterBuffer()
+    private var decoder: OpusDecoder
+    private var statistics: ReceiverStatistics?
+    private(set) var samplesDecoded = 0
+    private(set) var concealedSamples = 0
+    private(set) var bytesReceived = 0
+
+    init(streamId: String, device: AudioDevice?) throws {
+        self.streamId = streamId
+        self.device = device
+        decoder = try OpusDecoder(channels: 2)
+    }
+
+    var ssrc: UInt32? { statistics?.ssrc }
+
+    func receive(header: RTPHeader, packet: UnsafeRawBufferPointer, payload: Range<Int>, nowMicros: UInt64) {
+        if statistics?.ssrc != header.ssrc { statistics = ReceiverStatistics(ssrc: header.ssrc, clockRate: 48_000) }
+        _ = statistics?.record(sequenceNumber: header.sequenceNumber, rtpTimestamp: header.timestamp, arrivalMicros: nowMicros)
+        bytesReceived += packet.count
+        _ = jitter.insert(ReceivedRTPPacket(header: header, payload: packet[payload]))
+    }
+
+    /// Every 20 ms: the next frame out of the jitter buffer, decoded or concealed.
+    func playOut(nowMicros: UInt64) {
+        let frame: AudioFrame?
+        switch jitter.tick() {
+        case .buffering:
+            return
+        case .packet(let payload):
+            frame = try? decoder.decode(payload, captureTimeMicros: nowMicros)
+        case .missing(let following):
+            frame = try? decoder.decodeMissing(fecFrom: following, captureTimeMicros: nowMicros)
+            concealedSamples += frame?.samplesPerChannel ?? 0
+        }
+        guard let frame else { return }
+        samplesDecoded += frame.samplesPerChannel
+        device?.deliver(frame)
+    }
+
+    func reportBlock(nowMicros: UInt64) -> RTCPReceptionReport? { statistics?.makeReportBlock(nowMicros: nowMicros) }
+
+    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) {
+        guard report.ssrc == statistics?.ssrc else { return }
+        statistics?.recordSenderReport(report, arrivalMicros: nowMicros)
+    }
+
+    func stats() -> RTCStats {
+        RTCStats(id: "inbound-rtp-\(streamId)", type: "inbound-rtp", values: [
+            "kind": .string("audio"), "ssrc": .number(Double(ssrc ?? 0)),
+            "packetsReceived": .number(Double(statistics?.packetsReceived ?? 0)),
+            "packetsLost": .number(Double(statistics?.cumulativeLost ?? 0)),
+            "jitter": .number(Double(statistics?.jitterEstimate ?? 0) / 48_000),
+            "bytesReceived": .number(Double(bytesReceived)),
+            "totalSamplesReceived": .number(Double(samplesDecoded)), "concealedSamples": .number(Double(concealedSamples)),
+        ])
+    }
+}

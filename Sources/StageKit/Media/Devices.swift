@@ -1,0 +1,90 @@
+public import StageMedia
+import Synchronization
+
+public typealias VideoFrame = StageMedia.VideoFrame
+public typealias AudioFrame = StageMedia.AudioFrame
+
+/// Where a local device's media comes from.
+public enum DeviceSource: Sendable, Hashable {
+    /// A moving test pattern carrying a machine-readable frame number and capture time.
+    case testPattern
+    /// A sine tone.
+    case tone(frequency: Double)
+    /// A YUV4MPEG2 (4:2:0, 8 bit) file, played at its frame rate.
+    case y4mFile(path: String, loop: Bool)
+    /// A WAV file (PCM 16 bit, 48 kHz, mono or stereo).
+    case wavFile(path: String, loop: Bool)
+}
+
+/// Lists the capture devices of this machine (IVS `IVSDeviceDiscovery`). On Linux these are a
+/// synthetic camera and a synthetic microphone; files are devices too (`DeviceDescriptor.camera(file:)`).
+public struct DeviceDiscovery: Sendable {
+    public init() {}
+
+    public func listLocalDevices() -> [DeviceDescriptor] {
+        [DeviceDescriptor(deviceId: "camera-test", kind: .video, friendlyName: "Test pattern camera", source: .testPattern),
+         DeviceDescriptor(deviceId: "mic-tone", kind: .audio, friendlyName: "Tone microphone", source: .tone(frequency: 440))]
+    }
+}
+
+extension DeviceDescriptor {
+    /// A camera playing a Y4M file.
+    public static func camera(file path: String, loop: Bool = true) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "camera-file", kind: .video, friendlyName: path, source: .y4mFile(path: path, loop: loop))
+    }
+
+    /// A microphone playing a WAV file.
+    public static func microphone(file path: String, loop: Bool = true) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "mic-file", kind: .audio, friendlyName: path, source: .wavFile(path: path, loop: loop))
+    }
+}
+
+/// A device behind a stream (IVS `IVSDevice`): a local capture device, or the decoder of a
+/// received stream. Callbacks run on a media thread, never the main actor; keep them short.
+public protocol StageDevice: AnyObject, Sendable {
+    var descriptor: DeviceDescriptor { get }
+}
+
+/// Pictures: captured ones for a local camera, decoded ones for a received video stream.
+public final class ImageDevice: StageDevice {
+    public let descriptor: DeviceDescriptor
+    private let onFrame = Mutex<(@Sendable (VideoFrame) -> Void)?>(nil)
+
+    init(descriptor: DeviceDescriptor) { self.descriptor = descriptor }
+
+    /// Called with every frame (decoded for a received stream, captured for a local one).
+    public func setOnFrameCallback(_ callback: (@Sendable (VideoFrame) -> Void)?) { onFrame.withLock { $0 = callback } }
+
+    func deliver(_ frame: VideoFrame) { onFrame.withLock { $0 }?(frame) }
+}
+
+/// Peak and RMS level of a block of audio, in dBFS.
+public struct AudioDeviceStats: Sendable, Hashable {
+    public var peak: Double
+    public var rms: Double
+}
+
+/// Sound: captured PCM for a local microphone, decoded PCM for a received audio stream.
+public final class AudioDevice: StageDevice {
+    public let descriptor: DeviceDescriptor
+    private let onAudio = Mutex<(@Sendable (AudioFrame) -> Void)?>(nil)
+    private let onStats = Mutex<(@Sendable (AudioDeviceStats) -> Void)?>(nil)
+
+    init(descriptor: DeviceDescriptor) { self.descriptor = descriptor }
+
+    /// Called with every 20 ms of PCM.
+    public func setOnAudioCallback(_ callback: (@Sendable (AudioFrame) -> Void)?) { onAudio.withLock { $0 = callback } }
+    /// Called with the levels of every 20 ms of PCM.
+    public func setOnStatsCallback(_ callback: (@Sendable (AudioDeviceStats) -> Void)?) { onStats.withLock { $0 = callback } }
+
+    func deliver(_ frame: AudioFrame) {
+        onAudio.withLock { $0 }?(frame)
+        guard let stats = onStats.withLock({ $0 }) else { return }
+        let levels = AudioLevels.measure(frame)
+        stats(AudioDeviceStats(peak: levels.peak, rms: levels.rms))
+    }
+}
+
+func makeDevice(for descriptor: DeviceDescriptor) -> any StageDevice {
+    descriptor.kind == .video ? ImageDevice(descriptor: descriptor) : AudioDevice(descriptor: descriptor)
+}

@@ -1,0 +1,126 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import StageMedia
+import StageTransport
+import StageWire
+import Synchronization
+
+/// The publish peer connection of a stage: every local stream with a capture source is
+/// captured, encoded (VP8 simulcast, Opus) and sent on one connection. Capture and encoding run
+/// on one thread per track; packets go out on the connection's event loop.
+final class MediaPublisher: @unchecked Sendable {
+    /// What a publisher needs of a `LocalStageStream`, taken on the main actor.
+    struct Track: Sendable {
+        var streamId: String
+        var kind: StreamKind
+        var source: DeviceSource
+        var configuration: LocalStageStreamConfiguration
+        var muted: Bool
+        var device: any StageDevice
+
+        @MainActor init(_ stream: LocalStageStream) {
+            streamId = stream.streamId
+            kind = stream.kind
+            source = stream.device.descriptor.source ?? .testPattern
+            configuration = stream.configuration
+            muted = stream.isMuted
+            device = stream.device
+        }
+    }
+
+    let peer: ClientPeerConnection
+    private let senders: [any TrackSender]
+    /// Called once (from any thread) when the connection fails after connecting.
+    var onFailure: (@Sendable (String) -> Void)?
+    private let failed = Atomic<Bool>(false)
+    var hasFailed: Bool { failed.load(ordering: .relaxed) }
+
+    /// - Throws: when a track's source cannot be opened (a missing or unreadable file) or its encoder refuses the configuration.
+    init(tracks: [Track], context: DTLSContext) throws {
+        var senders: [any TrackSender] = []
+        var peerTracks: [ClientPeerConnection.Track] = []
+        for (index, track) in tracks.enumerated() {
+            let mid = String(index)
+            switch track.kind {
+            case .video:
+                let sender = try VideoTrackSender(track: track)
+                senders.append(sender)
+                peerTracks.append(.init(mid: mid, kind: .video, direction: .sendonly, ssrc: sender.ssrcs.first?.value ?? 1,
+                                        rids: sender.rids, trackId: track.streamId))
+            case .audio:
+                let sender = try AudioTrackSender(track: track)
+                senders.append(sender)
+                peerTracks.append(.init(mid: mid, kind: .audio, direction: .sendonly, ssrc: sender.ssrc, trackId: track.streamId))
+            }
+        }
+        self.senders = senders
+        peer = ClientPeerConnection(tracks: peerTracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+    }
+
+    /// Opens the socket and writes the offer.
+    func prepareOffer() async throws -> String {
+        try await peer.open()
+        return peer.offer()
+    }
+
+    /// Connects with the server's answer, then starts capturing.
+    func connect(answer: String) async throws {
+        try await peer.connect(answer: answer)
+        let senders = self.senders
+        let peer = self.peer
+        try await peer.eventLoop.submit { [self] in
+            peer.onRTCP = { packet in
+                let now = MediaClock.nowMicros()
+                for feedback in PublisherFeedback.parse(UnsafeRawBufferPointer(packet)) {
+                    for sender in senders { sender.handle(feedback, nowMicros: now) }
+                }
+            }
+            peer.onTimeout = { [weak self] in self?.fail("no answer from the server for 3 s") }
+            peer.onClosedByServer = { [weak self] in self?.fail("the server closed the publish connection") }
+        }.get()
+        let send: @Sendable ([[UInt8]]) -> Void = { [weak peer] packets in
+            guard let peer else { return }
+            peer.eventLoop.execute {
+                for packet in packets { packet.withUnsafeBytes { _ = peer.sendRTP($0, flush: false) } }
+                peer.flush()
+            }
+        }
+        let sendRTCP: @Sendable ([UInt8]) -> Void = { [weak peer] packet in
+            guard let peer else { return }
+            peer.eventLoop.execute { packet.withUnsafeBytes { _ = peer.sendRTCP($0) } }
+        }
+        for sender in senders { sender.start(send: send, sendRTCP: sendRTCP) }
+    }
+
+    private func fail(_ reason: String) {
+        guard !failed.exchange(true, ordering: .relaxed) else { return }
+        for sender in senders { sender.stop() }
+        onFailure?(reason)
+    }
+
+    func setMuted(streamId: String, muted: Bool) {
+        for sender in senders where sender.streamId == streamId { sender.setMuted(muted) }
+    }
+
+    func close() async {
+        for sender in senders { sender.stop() }
+        await peer.close()
+    }
+
+    /// `outbound-rtp` (one per simulcast layer) and `candidate-pair` statistics of a stream.
+    func stats(streamId: String) async -> [RTCStats] {
+        let outbound = senders.filter { $0.streamId == streamId }.flatMap { $0.stats() }
+        return outbound + [await CandidatePairStats.collect(peer)]
+    }
+}
+
+/// One local track being captured and sent.
+protocol TrackSender: AnyObject, Sendable {
+    var streamId: String { get }
+    func start(send: @escaping @Sendable ([[UInt8]]) -> Void, sendRTCP: @escaping @Sendable ([UInt8]) -> Void)
+    func stop()
+    func setMuted(_ muted: Bool)
+    func handle(_ feedback: PublisherFeedback, nowMicros: UInt64)
+    func stats() -> [RTCStats]
+}

@@ -1,0 +1,25 @@
+import StageMedia
+
+/// Opens the capture source a device descriptor names.
+enum MediaSources {
+    static func video(_ source: DeviceSource, configuration: LocalStageStreamVideoConfiguration) throws -> any VideoSource {
+        switch source {
+        case .y4mFile(let path, let loop):
+            return try FileCamera(path: path, loop: loop)
+        case .testPattern, .tone, .wavFile:
+            return try SyntheticCamera(width: configuration.width, height: configuration.height,
+                                   framerate: Double(configuration.targetFramerate))
+        }
+    }
+
+    static func audio(_ source: DeviceSource) throws -> any AudioSource {
+        switch source {
+        case .wavFile(let path, let loop):
+            return try FileMicrophone(path: path, loop: loop)
+        case .tone(let frequency):
+            return try SyntheticMicrophone(frequency: frequency)
+        case .testPattern, .y4mFile:
+            return try SyntheticMicrophone(frequency: 440)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import NIOCore
+import NIOPosix
+import StageMedia
+import StageTransport
+import StageWire
+import Synchronization
+
+/// The subscribe peer connection to one publisher: receives its audio (and video, unless the
+/// subscription is audio-only), decodes it and hands it to the streams' devices; sends receiver
+/// reports, NACKs and keyframe requests back. Everything runs on the connection's event loop.
+final class MediaSubscriber: @unchecked Sendable {
+    /// What a subscriber needs of a received `StageStream`, taken on the main actor.
+    struct Track: Sendable {
+        var streamId: String
+        var kind: StreamKind
+        var device: any StageDevice
+
+        @MainActor init(_ stream: StageStream) {
+            streamId = stream.streamId
+            kind = stream.kind
+            device = stream.device
+        }
+    }
+
+    let publisherId: String
+    let receivesVideo: Bool
+    let peer: ClientPeerConnection
+    private let video: VideoTrackReceiver?
+    private let audio: AudioTrackReceiver?
+    private let ssrc = UInt32.random(in: 1...UInt32.max)
+    private var timers: [RepeatedTask] = []
+    var onFailure: (@Sendable (String) -> Void)?
+    private let failed = Atomic<Bool>(false)
+    var hasFailed: Bool { failed.load(ordering: .relaxed) }
+
+    init(publisherId: String, streams: [Track], context: DTLSContext) throws {
+        self.publisherId = publisherId
+        let videoTrack = streams.first { $0.kind == .video }
+        let audioTrack = streams.first { $0.kind == .audio }
+        video = try videoTrack.map { try VideoTrackReceiver(streamId: $0.streamId, device: $0.device as? ImageDevice) }
+        audio = try audioTrack.map { try AudioTrackReceiver(streamId: $0.streamId, device: $0.device as? AudioDevice) }
+        receivesVideo = video != nil
+        var tracks: [ClientPeerConnection.Track] = []
+        if audio != nil { tracks.append(.init(mid: "0", kind: .audio, direction: .recvonly)) }
+        if video != nil { tracks.append(.init(mid: String(tracks.count), kind: .video, direction: .recvonly)) }
+        peer = ClientPeerConnection(tracks: tracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+    }
+
+    func prepareOffer() async throws -> String {
+        try await peer.open()
+        return peer.offer()
+    }
+
+    func connect(answer: String) async throws {
+        try await peer.eventLoop.submit { [self] in
+            peer.onRTP = { [weak self] packet in self?.receiveRTP(UnsafeRawBufferPointer(packet)) }
+            peer.onRTCP = { [weak self] packet in self?.receiveRTCP(UnsafeRawBufferPointer(packet)) }
+        }.get()
+        try await peer.connect(answer: answer)
+        try await peer.eventLoop.submit { [self] in
+            peer.onTimeout = { [weak self] in self?.fail("no packets from the server for 3 s") }
+            peer.onClosedByServer = { [weak self] in self?.fail("the server closed the subscribe connection") }
+            let loop = peer.eventLoop
+            timers.append(loop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { [weak self] _ in self?.tick() })
+            timers.append(loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in self?.sendReceiverReport() })
+        }.get()
+    }
+
+    private var rttMicros: UInt64 { UInt64((peer.currentRoundTripTime ?? 0.05) * 1_000_000) }
+
+    private func receiveRTP(_ packet: UnsafeRawBufferPointer) {
+        guard let (header, payload) = try? RTPHeader.parse(packet) else { return }
+        let now = MediaClock.nowMicros()
+        if header.payloadType == ClientPeerConnection.payloadTypes[.video] {
+            video?.receive(header: header, packet: packet, payload: payload, nowMicros: now, rttMicros: rttMicros)
+        } else if header.payloadType == ClientPeerConnection.payloadTypes[.audio] {
+            audio?.receive(header: header, packet: packet, payload: payload, nowMicros: now)
+        }
+    }
+
+    private func receiveRTCP(_ packet: UnsafeRawBufferPointer) {
+        let now = MediaClock.nowMicros()
+        guard let packets = try? RTCPPacket.parseCompound(packet) else { return }
+        for case .senderReport(let report) in packets {
+            video?.senderReport(report, nowMicros: now)
+            audio?.senderReport(report, nowMicros: now)
+        }
+    }
+
+    private func tick() {
+        let now = MediaClock.nowMicros()
+        audio?.playOut(nowMicros: now)
+        guard let feedback = video?.feedback(senderSSRC: ssrc, nowMicros: now, rttMicros: rttMicros), !feedback.isEmpty,
+              let compound = try? RTCPPacket.serializeCompound(feedback) else { return }
+        compound.withUnsafeBytes { _ = peer.sendRTCP($0) }
+    }
+
+    /// A receiver report per received stream (RFC 3550 §6.4.2), once a second.
+    private func sendReceiverReport() {
+        let now = MediaClock.nowMicros()
+        let blocks = [video?.reportBlock(nowMicros: now), audio?.reportBlock(nowMicros: now)].compactMap { $0 }
+        guard !blocks.isEmpty,
+              let compound = try? RTCPPacket.serializeCompound([.receiverReport(RTCPReceiverReport(ssrc: ssrc, reports: blocks))])
+        else { return }
+        compound.withUnsafeBytes { _ = peer.sendRTCP($0) }
+    }
+
+    private func fail(_ reason: String) {
+        guard !failed.exchange(true, ordering: .relaxed) else { return }
+        onFailure?(reason)
+    }
+
+    func close() async {
+        try? await peer.eventLoop.submit { [self] in
+            for timer in timers { timer.cancel() }
+            timers = []
+            peer.onRTP = nil
+            peer.onRTCP = nil
+        }.get()
+        await peer.close()
+    }
+
+    /// `inbound-rtp` and `candidate-pair` statistics of one received stream.
+    func stats(streamId: String) async -> [RTCStats] {
+        let inbound = try? await peer.eventLoop.submit { [self] in
+            var stats: [RTCStats] = []
+            if let video, video.streamId == streamId { stats.append(video.stats()) }
+            if let audio, audio.streamId == streamId { stats.append(audio.stats()) }
+            return stats
+        }.get()
+        return (inbound ?? []) + [await CandidatePairStats.collect(peer)]
+    }
+}

@@ -1,0 +1,175 @@
+import StageMedia
+import StageTransport
+import StageWire
+import Synchronization
+
+/// Captures one local video track, encodes it in simulcast layers (or one) and packetizes each
+/// layer as its own RTP stream (RFC 7741), tagged with its rid when simulcast is on (RFC 8852).
+final class VideoTrackSender: TrackSender, @unchecked Sendable {
+    let streamId: String
+    /// Simulcast rids, lowest quality first; empty when simulcast is off.
+    let rids: [String]
+    /// rid (or "" without simulcast) → SSRC.
+    let ssrcs: [String: UInt32]
+    private let device: any StageDevice
+    private let framerate: Int
+    private let control: Mutex<Control>
+    private var thread: CaptureThread?
+
+    // Touched only on the capture thread once started.
+    private var source: any VideoSource
+    private let encoder: SimulcastEncoder
+    private var packetizers: [String: VP8Packetizer] = [:]
+    private var writers: [String: RTPPacketWriter] = [:]
+    private var encoderBitrate = 0
+    private var lastSenderReport: UInt64 = 0
+
+    struct Control {
+        var muted: Bool
+        var keyframeRids: Set<String> = []
+        var bitrate: BitrateController
+        var layers: [String: LayerStats] = [:]
+        var keyframeRequests = 0
+        var nacks = 0
+    }
+
+    struct LayerStats {
+        var packetsSent = 0
+        var bytesSent = 0
+        var framesEncoded = 0
+        var keyFramesEncoded = 0
+        var width = 0
+        var height = 0
+    }
+
+    init(track: MediaPublisher.Track) throws {
+        streamId = track.streamId
+        device = track.device
+        let video = track.configuration.video
+        let source = try MediaSources.video(track.source, configuration: video)
+        self.source = source
+        framerate = max(1, Int(source.framerate.rounded()))
+        let layers: [SimulcastLayer]
+        if video.simulcastEnabled {
+            layers = SimulcastLayer.defaults(for: source.width, height: source.height).sorted { $0.scaleDownBy > $1.scaleDownBy }
+        } else {
+            layers = [SimulcastLayer(rid: "f", scaleDownBy: 1, maxBitrateBps: video.maxBitrate)]
+        }
+        encoder = try SimulcastEncoder(width: source.width, height: source.height, layers: layers, framerate: framerate)
+        rids = video.simulcastEnabled ? layers.map(\.rid) : []
+        var ssrcs: [String: UInt32] = [:]
+        for layer in layers {
+            let ssrc = UInt32.random(in: 1...UInt32.max)
+            ssrcs[video.simulcastEnabled ? layer.rid : ""] = ssrc
+            packetizers[layer.rid] = VP8Packetizer()
+            writers[layer.rid] = RTPPacketWriter(ssrc: ssrc, payloadType: ClientPeerConnection.payloadTypes[.video] ?? 96,
+                                                 clockRate: RTPPacketWriter.videoClockRate)
+        }
+        self.ssrcs = ssrcs
+        control = Mutex(Control(muted: track.muted,
+                                bitrate: BitrateController(minBitrate: video.minBitrate, maxBitrate: video.maxBitrate,
+                                                           nowMicros: MediaClock.nowMicros())))
+    }
+
+    func start(send: @escaping @Sendable ([[UInt8]]) -> Void, sendRTCP: @escaping @Sendable ([UInt8]) -> Void) {
+        thread = CaptureThread(name: "capture-\(streamId)", periodMicros: 1_000_000 / UInt64(framerate)) { [self] now in
+            captureAndSend(nowMicros: now, send: send, sendRTCP: sendRTCP)
+        }
+    }
+
+    func stop() { thread?.stop() }
+
+    func setMuted(_ muted: Bool) {
+        control.withLock {
+            if $0.muted && !muted { $0.keyframeRids = Set(ssrcs.keys.map { $0.isEmpty ? "f" : $0 }) }   // receivers need a keyframe to resume
+            $0.muted = muted
+        }
+    }
+
+    func handle(_ feedback: PublisherFeedback, nowMicros: UInt64) {
+        control.withLock { control in
+            switch feedback {
+            case .keyframeRequest(let ssrc):
+                guard let rid = rid(of: ssrc) else { return }
+                control.keyframeRids.insert(rid)
+                control.keyframeRequests += 1
+            case .estimate(let bitsPerSecond, let ssrcs) where ssrcs.isEmpty || ssrcs.contains(where: { rid(of: $0) != nil }):
+                control.bitrate.receiverEstimate(bitsPerSecond, nowMicros: nowMicros)
+            case .loss(let ssrc, let fraction) where rid(of: ssrc) != nil:
+                control.bitrate.reportedLoss(fraction, nowMicros: nowMicros)
+            case .nack(let ssrc, let count) where rid(of: ssrc) != nil:
+                control.nacks += count
+            default:
+                break
+            }
+        }
+    }
+
+    private func rid(of ssrc: UInt32) -> String? {
+        guard let key = ssrcs.first(where: { $0.value == ssrc })?.key else { return nil }
+        return key.isEmpty ? "f" : key
+    }
+
+    private func captureAndSend(nowMicros: UInt64, send: @Sendable ([[UInt8]]) -> Void, sendRTCP: @Sendable ([UInt8]) -> Void) {
+        guard let frame = try? source.nextFrame(captureTimeMicros: nowMicros) else { return }
+        (device as? ImageDevice)?.deliver(frame)
+        let (muted, keyframes, target) = control.withLock { control in
+            control.bitrate.tick(nowMicros: nowMicros)
+            defer { control.keyframeRids = [] }
+            return (control.muted, control.keyframeRids, control.bitrate.target)
+        }
+        if nowMicros >= lastSenderReport + 1_000_000 {
+            lastSenderReport = nowMicros
+            for writer in writers.values where writer.packetCount > 0 {
+                sendRTCP(SenderReports.make(writer: writer, rtpTime: writer.timestamp(captureTimeMicros: nowMicros)))
+            }
+        }
+        guard !muted else { return }
+        if target != encoderBitrate, (try? encoder.setTotalBitrate(target)) != nil { encoderBitrate = target }
+        guard let encoded = try? encoder.encode(frame, forceKeyframe: keyframes) else { return }
+        var packets: [[UInt8]] = []
+        var sent: [(rid: String, frame: EncodedVideoFrame, packets: Int, bytes: Int)] = []
+        for (rid, output) in encoded {
+            guard var packetizer = packetizers[rid], var writer = writers[rid] else { continue }
+            var extensions = RTPExtensionBlockBuilder()
+            if !rids.isEmpty { try? extensions.set(id: ClientPeerConnection.ridExtensionID, value: Array(rid.utf8)) }
+            let layerPackets = writer.packets(payloads: packetizer.packetize(output.data),
+                                              timestamp: writer.timestamp(captureTimeMicros: frame.captureTimeMicros),
+                                              extensions: rids.isEmpty ? nil : extensions)
+            packetizers[rid] = packetizer
+            writers[rid] = writer
+            packets += layerPackets
+            sent.append((rid, output, layerPackets.count, layerPackets.reduce(0) { $0 + $1.count }))
+        }
+        send(packets)
+        control.withLock { control in
+            for item in sent {
+                var layer = control.layers[item.rid, default: LayerStats()]
+                layer.packetsSent += item.packets
+                layer.bytesSent += item.bytes
+                layer.framesEncoded += 1
+                if item.frame.isKeyframe { layer.keyFramesEncoded += 1 }
+                layer.width = item.frame.width
+                layer.height = item.frame.height
+                control.layers[item.rid] = layer
+            }
+        }
+    }
+
+    func stats() -> [RTCStats] {
+        control.withLock { control in
+            control.layers.sorted { $0.key < $1.key }.map { rid, layer in
+                var values: [String: RTCStats.Value] = [
+                    "kind": .string("video"), "ssrc": .number(Double(ssrcs[rids.isEmpty ? "" : rid] ?? 0)),
+                    "packetsSent": .number(Double(layer.packetsSent)), "bytesSent": .number(Double(layer.bytesSent)),
+                    "framesEncoded": .number(Double(layer.framesEncoded)), "keyFramesEncoded": .number(Double(layer.keyFramesEncoded)),
+                    "frameWidth": .number(Double(layer.width)), "frameHeight": .number(Double(layer.height)),
+                    "targetBitrate": .number(Double(control.bitrate.target)), "pliCount": .number(Double(control.keyframeRequests)),
+                    "nackCount": .number(Double(control.nacks)),
+                ]
+                if !rids.isEmpty { values["rid"] = .string(rid) }
+                return RTCStats(id: "outbound-rtp-\(streamId)-\(rid)", type: "outbound-rtp", values: values)
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import StageKit
+import Testing
+
+@Suite struct BitrateControllerTests {
+    @Test func troubleBacksOffByAQuarterAtMostTwiceASecond() {
+        var controller = BitrateController(minBitrate: 100_000, maxBitrate: 1_000_000)
+        controller.trouble(nowMicros: 1_000_000)
+        #expect(controller.target == 750_000)
+        controller.trouble(nowMicros: 1_200_000)
+        #expect(controller.target == 750_000, "a second report of the same trouble is ignored")
+        controller.trouble(nowMicros: 1_600_000)
+        #expect(controller.target == 562_500)
+    }
+
+    @Test func recoversByFifteenPercentAfterAStablePeriodUpToMax() {
+        var controller = BitrateController(minBitrate: 100_000, maxBitrate: 1_000_000, start: 500_000, nowMicros: 0)
+        controller.tick(nowMicros: 2_000_000)
+        #expect(controller.target == 500_000, "not yet stable")
+        controller.tick(nowMicros: 3_000_000)
+        #expect(controller.target == 575_000)
+        var now: UInt64 = 3_000_000
+        for _ in 0..<20 {
+            now += 3_000_000
+            controller.tick(nowMicros: now)
+        }
+        #expect(controller.target == 1_000_000)
+    }
+
+    @Test func neverBelowMinimum() {
+        var controller = BitrateController(minBitrate: 300_000, maxBitrate: 1_000_000)
+        for step in 0..<20 { controller.trouble(nowMicros: UInt64(step) * 1_000_000) }
+        #expect(controller.target == 300_000)
+    }
+
+    @Test func receiverEstimateCapsTheTarget() {
+        var controller = BitrateController(minBitrate: 100_000, maxBitrate: 2_000_000)
+        controller.receiverEstimate(800_000, nowMicros: 0)
+        #expect(controller.target == 800_000)
+        controller.tick(nowMicros: 10_000_000)
+        #expect(controller.target == 800_000, "growth stops at the estimate")
+        controller.receiverEstimate(6_000_000, nowMicros: 11_000_000)
+        controller.tick(nowMicros: 14_000_000)
+        #expect(controller.target == 920_000)
+    }
+
+    @Test func lossOverTheThresholdIsTrouble() {
+        var controller = BitrateController(minBitrate: 100_000, maxBitrate: 1_000_000)
+        controller.reportedLoss(0.02, nowMicros: 1_000_000)
+        #expect(controller.target == 1_000_000)
+        controller.reportedLoss(0.10, nowMicros: 2_000_000)
+        #expect(controller.target == 750_000)
+    }
+}
