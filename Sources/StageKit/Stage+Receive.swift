@@ -7,9 +7,9 @@ extension Stage {
         switch event {
         case .closed(let error):
             guard channel != nil else { return }
-            let wasConnected = connectionState == .connected && joinWaiter == nil
+            if connectionState == .connected, joinWaiter == nil, !leaving { isReconnecting = true }
             tearDown(error: error ?? StageError(code: .connectionFailed, message: "the signaling socket closed"))
-            if wasConnected, !leaving { scheduleRejoin() }
+            if isReconnecting, rejoinTask == nil { scheduleRejoin() }
         case .message(let message):
             receive(message)
         }
@@ -43,6 +43,8 @@ extension Stage {
         render { $0.stage(self, participantDidJoin: info) }
         for publisher in joined.publishers { addRemote(publisher) }
         startPinging(every: joined.pingIntervalSeconds)
+        isReconnecting = false
+        rejoinTask = nil
         waiter.resume()
         refreshStrategy()
     }

@@ -55,6 +55,9 @@ public final class Stage {
     /// Set by `leave()`; otherwise a lost signaling socket is joined again with the same token.
     var leaving = false
     var rejoinTask: Task<Void, Never>?
+    /// True from the loss of a joined session until it is joined again or the SDK gives up:
+    /// a `.disconnected` state reported meanwhile is a step of reconnecting, not the end.
+    public internal(set) var isReconnecting = false
 
     enum PendingRequest {
         case publish
@@ -126,6 +129,7 @@ public final class Stage {
     /// Leaves the stage: every stream is removed and every participant leaves, through the renderers.
     public func leave() {
         leaving = true
+        isReconnecting = false
         rejoinTask?.cancel()
         rejoinTask = nil
         guard let channel else { return }
@@ -181,14 +185,23 @@ public final class Stage {
                     return
                 } catch let error as StageError {
                     switch error.code {
-                    case .server, .disconnected, .invalidToken: return   // refused: joining again will not help
+                    case .server, .disconnected, .invalidToken:   // refused: joining again will not help
+                        return self.giveUpRejoining(error)
                     default: continue
                     }
                 } catch {
                     continue
                 }
             }
+            self?.giveUpRejoining(StageError(code: .connectionFailed, message: "could not join again in 30 s"))
         }
+    }
+
+    private func giveUpRejoining(_ error: StageError) {
+        guard isReconnecting else { return }
+        isReconnecting = false
+        rejoinTask = nil
+        setConnectionState(.disconnected, error: error)
     }
 
     func failJoin(_ error: StageError) {

@@ -50,6 +50,11 @@ public class StageStream: Hashable {
         }
     }
 
+    /// The same statistics, returned: empty when no media flows for this stream.
+    public func rtcStats() async -> [RTCStats] {
+        await statsProvider?() ?? []
+    }
+
     var descriptor: StreamDescriptor { StreamDescriptor(streamId: streamId, kind: kind, muted: isMuted) }
 
     nonisolated public static func == (lhs: StageStream, rhs: StageStream) -> Bool { lhs === rhs }

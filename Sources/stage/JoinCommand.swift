@@ -5,16 +5,24 @@ import StageKit
 
 struct Join: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Join a stage with a participant token and print renderer events until Ctrl-C.",
-        discussion: "Publishes stream descriptors named camera and mic; real media arrives with the media plane.")
+        abstract: "Join a stage with a participant token, publish and watch media, print events until Ctrl-C.",
+        discussion: """
+            Publishes the test camera (VP8, simulcast) and a tone (Opus) unless told otherwise, and \
+            receives what the strategy subscribes to. A status block (participants, publish and \
+            subscribe state, bitrate, loss, round-trip time) is printed every --status-interval seconds.
+            While joined: `kill -USR1 <pid>` toggles the camera's mute, `kill -USR2 <pid>` the microphone's.
+            """)
 
     @Option(help: "The participant token.") var token: String
     @Option(help: "Strategy from the IVS guide: \(StrategyChoice.help).") var strategy: StrategyChoice = .videoChat
     @Flag(help: "One JSON object per event, for scripts.") var json = false
     @Flag(help: "Start with the microphone muted.") var muted = false
+    @Flag(help: "Start with the camera muted.") var cameraMuted = false
+    @Option(help: "Seconds between status blocks (0: none).") var statusInterval = 5
+    @OptionGroup var media: MediaOptions
 
     func run() async throws {
-        try await JoinSession(token: token, strategy: strategy, json: json, muted: muted).run()
+        try await JoinSession(command: self).run()
     }
 }
 
@@ -25,13 +33,38 @@ final class JoinSession {
     let printer: EventPrinter
     private var signalSources: [any DispatchSourceSignal] = []
 
-    init(token: String, strategy: StrategyChoice, json: Bool, muted: Bool) throws {
-        let streams = [LocalStageStream(device: .init(deviceId: "camera", kind: .video, friendlyName: "Camera")),
-                       LocalStageStream(device: .init(deviceId: "mic", kind: .audio, friendlyName: "Microphone"), muted: muted)]
-        stage = try Stage(token: token, strategy: ExampleStrategy(strategy, streams: streams))
-        printer = EventPrinter(json: json)
+    let streams: [LocalStageStream]
+    let recorder: StreamRecorder?
+    let status: StatusView
+    let statusInterval: Int
+
+    init(command: Join) throws {
+        streams = try command.media.streams(muteCamera: command.cameraMuted, muteMic: command.muted)
+        stage = try Stage(token: command.token, strategy: ExampleStrategy(command.strategy, streams: streams))
+        printer = EventPrinter(json: command.json)
         stage.addRenderer(printer)
         stage.errorDelegate = printer
+        recorder = try command.media.record.map { try StreamRecorder(directory: $0) }
+        if let recorder { stage.addRenderer(recorder) }
+        status = StatusView(json: command.json)
+        stage.addRenderer(status)
+        statusInterval = command.json ? 0 : command.statusInterval
+    }
+
+    /// SIGUSR1 / SIGUSR2: toggle the mute of the camera / the microphone.
+    private func handleMuteSignals() {
+        for (signalNumber, kind) in [(SIGUSR1, StreamKind.video), (SIGUSR2, StreamKind.audio)] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+            source.setEventHandler { [weak self] in
+                MainActor.assumeIsolated {
+                    guard let stream = self?.streams.first(where: { $0.kind == kind }) else { return }
+                    stream.setMuted(!stream.isMuted)
+                }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
     }
 
     func run() async throws {
@@ -46,14 +79,29 @@ final class JoinSession {
             source.resume()
             signalSources.append(source)
         }
-        printer.onDisconnect = { finished.continuation.finish() }
+        handleMuteSignals()
+        printer.onDisconnect = { [weak self] in
+            // A lost connection is joined again by the SDK; only a final disconnect ends the command.
+            guard let self, !self.stage.isReconnecting else { return }
+            finished.continuation.finish()
+        }
         do {
             try await stage.join()
         } catch let error as StageError {
             throw ValidationError("could not join: \(error.message)")
         }
+        let statusTask = Task { [weak self, statusInterval] in
+            guard statusInterval > 0 else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(statusInterval))
+                await self?.status.render()
+            }
+        }
         for await _ in finished.stream {}
+        statusTask.cancel()
         if stage.connectionState != .disconnected { stage.leave() }
+        recorder?.closeAll()
+        if let recorder, !recorder.paths.isEmpty { print("recorded: " + recorder.paths.joined(separator: " ")) }
         if let error = printer.disconnectError, error.code != .disconnected(.disconnectedByOperator) { throw ExitCode(1) }
     }
 }

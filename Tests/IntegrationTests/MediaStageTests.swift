@@ -102,4 +102,119 @@ struct MediaStageTests {
 
         for client in [host, guest, moderator] { client.stage.leave() }
     }
+
+    /// Host and guest on a stage, the guest receiving the host's media.
+    func hostAndGuest(_ server: LocalStageServer) async throws -> (host: Client, guest: Client, streams: [LocalStageStream], video: FrameLog, audio: AudioLog) {
+        let stageArn = try await server.api.createStage(name: "media").arn
+        let streams = try Self.mediaStreams()
+        let host = try await client(server, stageArn: stageArn, user: "host", role: "host", capabilities: ["PUBLISH", "SUBSCRIBE"], streams: streams)
+        let guest = try await client(server, stageArn: stageArn, user: "guest", role: "guest", capabilities: ["SUBSCRIBE"])
+        try await host.stage.join()
+        try await guest.stage.join()
+        let video = FrameLog(), audio = AudioLog()
+        try await attach(guest, to: host, video: video, audio: audio)
+        return (host, guest, streams, video, audio)
+    }
+
+    /// Hooks the logs to the guest's received streams of the host once it is subscribed.
+    func attach(_ guest: Client, to host: Client, video: FrameLog, audio: AudioLog) async throws {
+        let hostId = host.stage.localParticipantId
+        await waitUntil(.seconds(15)) { guest.stage.remotes[hostId]?.info.subscribeState == .subscribed }
+        video.attach(to: try #require(receivedStream(guest.stage, from: hostId, kind: .video)).device)
+        audio.attach(to: try #require(receivedStream(guest.stage, from: hostId, kind: .audio)).device)
+    }
+
+    @Test("mute reaches the remote renderer within 500 ms; audioVideo → audioOnly removes video; publish toggled by refreshStrategy")
+    func muteAudioOnlyAndPublishToggle() async throws {
+        let server = try LocalStageServer()
+        try await server.start()
+        let (host, guest, streams, video, audio) = try await hostAndGuest(server)
+        await waitUntil(.seconds(15)) { video.count > 10 }
+        _ = guest.renderer.drain()
+
+        // Mute: the guest's renderer hears of it within 500 ms, and frames stop.
+        let muteStart = ContinuousClock.now
+        streams[0].setMuted(true)
+        await waitUntil(.seconds(2)) { guest.renderer.events.contains("mute host camera-test=true") }
+        let muteDelay = ContinuousClock.now - muteStart
+        print("media: mute → remote didChangeMutedStreams in \(muteDelay)")
+        #expect(guest.renderer.drain() == ["mute host camera-test=true"])
+        #expect(muteDelay < .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(300))
+        let whileMuted = video.count
+        try await Task.sleep(for: .seconds(1))
+        #expect(video.count == whileMuted, "no frames while muted")
+        let unmuteStart = ContinuousClock.now
+        streams[0].setMuted(false)
+        await waitUntil(.seconds(2)) { guest.renderer.events.contains("mute host camera-test=false") }
+        #expect(ContinuousClock.now - unmuteStart < .milliseconds(500))
+        await waitUntil(.seconds(5)) { video.count > whileMuted + 5 }
+        #expect(video.count > whileMuted + 5, "frames again after unmute")
+        _ = guest.renderer.drain()
+
+        // audioVideo → audioOnly: the video stream is removed, audio keeps coming.
+        guest.strategy.overrides["host"] = .audioOnly
+        guest.stage.refreshStrategy()
+        #expect(await guest.renderer.next(1) == ["remove host camera-test"])
+        try await Task.sleep(for: .milliseconds(500))
+        let videoBefore = video.count, audioBefore = audio.frames
+        try await Task.sleep(for: .seconds(1))
+        #expect(video.count == videoBefore, "no video after audioOnly")
+        #expect(audio.frames > audioBefore + 20, "audio continues after audioOnly")
+        guest.strategy.overrides["host"] = nil
+        guest.stage.refreshStrategy()
+        #expect(await guest.renderer.next(1) == ["add host camera-test"])
+        let hostId = host.stage.localParticipantId
+        video.attach(to: try #require(receivedStream(guest.stage, from: hostId, kind: .video)).device)
+        await waitUntil(.seconds(5)) { video.count > videoBefore + 5 }
+        #expect(video.count > videoBefore + 5, "video again after audioVideo")
+        _ = guest.renderer.drain()
+
+        // Publishing off and on through the strategy.
+        host.strategy.publish = false
+        host.stage.refreshStrategy()
+        await waitUntil { guest.renderer.events.contains("leave host") }
+        #expect(guest.renderer.events.contains("leave host"))
+        try await Task.sleep(for: .milliseconds(300))
+        let stopped = video.count
+        try await Task.sleep(for: .seconds(1))
+        #expect(video.count == stopped, "no frames once unpublished")
+        _ = guest.renderer.drain()
+        host.strategy.publish = true
+        host.stage.refreshStrategy()
+        video.clear()
+        try await attach(guest, to: host, video: video, audio: audio)
+        await waitUntil(.seconds(10)) { video.count > 10 }
+        #expect(video.count > 10, "frames again once published")
+        #expect(guest.renderer.errors.isEmpty && host.renderer.errors.isEmpty, "\(guest.renderer.errors) \(host.renderer.errors)")
+        host.stage.leave()
+        guest.stage.leave()
+    }
+
+    @Test("the server process killed and restarted: both clients rejoin on their own and media flows again")
+    func reconnectAfterServerRestart() async throws {
+        let server = try LocalStageServer()
+        try await server.start()
+        let (host, guest, _, video, audio) = try await hostAndGuest(server)
+        await waitUntil(.seconds(15)) { video.count > 10 }
+        #expect(video.count > 10)
+
+        kill(try #require(server.processIdentifier), SIGKILL)
+        await waitUntil(.seconds(5)) { host.stage.connectionState != .connected && guest.stage.connectionState != .connected }
+        #expect(host.stage.connectionState != .connected, "the host noticed")
+        #expect(guest.stage.connectionState != .connected, "the guest noticed")
+        try await Task.sleep(for: .seconds(1))
+        try await server.start()
+
+        let restart = ContinuousClock.now
+        await waitUntil(.seconds(20)) { host.stage.connectionState == .connected && guest.stage.connectionState == .connected }
+        #expect(guest.stage.connectionState == .connected && host.stage.connectionState == .connected)
+        video.clear()
+        try await attach(guest, to: host, video: video, audio: audio)
+        await waitUntil(.seconds(15)) { video.count > 10 }
+        print("media: frames again \(ContinuousClock.now - restart) after the server came back")
+        #expect(video.count > 10, "media restored after the restart")
+        host.stage.leave()
+        guest.stage.leave()
+    }
 }

@@ -36,6 +36,7 @@ final class AudioTrackReceiver {
         case .buffering:
             return
         case .packet(let payload):
+            device?.deliverEncoded(payload)
             frame = try? decoder.decode(payload, captureTimeMicros: nowMicros)
         case .missing(let following):
             frame = try? decoder.decodeMissing(fecFrom: following, captureTimeMicros: nowMicros)

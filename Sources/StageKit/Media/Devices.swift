@@ -45,17 +45,32 @@ public protocol StageDevice: AnyObject, Sendable {
     var descriptor: DeviceDescriptor { get }
 }
 
+/// A compressed VP8 frame as received, before decoding (for recording it as is).
+public struct EncodedVideoFrameData: Sendable {
+    public var data: [UInt8]
+    public var isKeyframe: Bool
+    /// RTP timestamp, 90 kHz.
+    public var timestamp: UInt32
+    /// The picture size, in keyframes (RFC 6386 §9.1).
+    public var width: Int?
+    public var height: Int?
+}
+
 /// Pictures: captured ones for a local camera, decoded ones for a received video stream.
 public final class ImageDevice: StageDevice {
     public let descriptor: DeviceDescriptor
     private let onFrame = Mutex<(@Sendable (VideoFrame) -> Void)?>(nil)
+    private let onEncoded = Mutex<(@Sendable (EncodedVideoFrameData) -> Void)?>(nil)
 
     init(descriptor: DeviceDescriptor) { self.descriptor = descriptor }
 
     /// Called with every frame (decoded for a received stream, captured for a local one).
     public func setOnFrameCallback(_ callback: (@Sendable (VideoFrame) -> Void)?) { onFrame.withLock { $0 = callback } }
+    /// Received streams: called with every complete VP8 frame before it is decoded, in decode order.
+    public func setOnEncodedFrameCallback(_ callback: (@Sendable (EncodedVideoFrameData) -> Void)?) { onEncoded.withLock { $0 = callback } }
 
     func deliver(_ frame: VideoFrame) { onFrame.withLock { $0 }?(frame) }
+    func deliverEncoded(_ frame: EncodedVideoFrameData) { onEncoded.withLock { $0 }?(frame) }
 }
 
 /// Peak and RMS level of a block of audio, in dBFS.
@@ -69,8 +84,13 @@ public final class AudioDevice: StageDevice {
     public let descriptor: DeviceDescriptor
     private let onAudio = Mutex<(@Sendable (AudioFrame) -> Void)?>(nil)
     private let onStats = Mutex<(@Sendable (AudioDeviceStats) -> Void)?>(nil)
+    private let onEncoded = Mutex<(@Sendable ([UInt8]) -> Void)?>(nil)
 
     init(descriptor: DeviceDescriptor) { self.descriptor = descriptor }
+
+    /// Received streams: called with every Opus packet (20 ms) as it is played out.
+    public func setOnEncodedAudioCallback(_ callback: (@Sendable ([UInt8]) -> Void)?) { onEncoded.withLock { $0 = callback } }
+    func deliverEncoded(_ packet: [UInt8]) { onEncoded.withLock { $0 }?(packet) }
 
     /// Called with every 20 ms of PCM.
     public func setOnAudioCallback(_ callback: (@Sendable (AudioFrame) -> Void)?) { onAudio.withLock { $0 = callback } }

@@ -40,6 +40,8 @@ final class VideoTrackReceiver {
 
     private func decode(_ frame: ReceivedVP8Frame, nowMicros: UInt64) {
         if needsKeyframeAfterError && !frame.isKeyframe { return }
+        device?.deliverEncoded(EncodedVideoFrameData(data: frame.data, isKeyframe: frame.isKeyframe, timestamp: frame.timestamp,
+                                                     width: frame.width, height: frame.height))
         do {
             guard let picture = try decoder.decode(frame.data, captureTimeMicros: nowMicros) else { return }
             needsKeyframeAfterError = false

@@ -1,0 +1,68 @@
+import ArgumentParser
+import StageKit
+
+/// The media options of `stage join`: which devices to publish and how to encode them.
+struct MediaOptions: ParsableArguments {
+    @Option(help: "Camera to publish: test (moving pattern with frame stamps), a .y4m file, or none.")
+    var camera = "test"
+    @Option(help: "Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), or none.")
+    var mic = "tone"
+    @Option(help: "Simulcast (three layers: full, ½, ¼ size): on or off.")
+    var simulcast: Switch = .on
+    @Option(help: "Video size of the test camera, WIDTHxHEIGHT (160–1920 each side).")
+    var size = "1280x720"
+    @Option(help: "Target frame rate of the test camera, 10–60.")
+    var fps = 30
+    @Option(help: "Maximum video bitrate in bits per second (100000–8500000).")
+    var maxBitrate = 2_500_000
+    @Option(help: "Minimum video bitrate in bits per second (100000–8500000).")
+    var minBitrate = 150_000
+    @Option(help: "Record every received stream into this folder: VP8 as IVF, Opus as Ogg.")
+    var record: String?
+
+    static func device(_ kind: StreamKind) -> DeviceDescriptor {
+        DeviceDiscovery().listLocalDevices().first { $0.kind == kind } ?? DeviceDescriptor(deviceId: kind.rawValue, kind: kind)
+    }
+
+    enum Switch: String, ExpressibleByArgument { case on, off }
+
+    func configuration() throws -> LocalStageStreamConfiguration {
+        var configuration = LocalStageStreamConfiguration()
+        let sides = size.split(separator: "x").compactMap { Int($0) }
+        guard sides.count == 2 else { throw ValidationError("--size: expected WIDTHxHEIGHT, like 1280x720; got '\(size)'") }
+        do {
+            try configuration.video.setSize(width: sides[0], height: sides[1])
+            try configuration.video.setTargetFramerate(fps)
+            try configuration.video.setMaxBitrate(maxBitrate)
+            try configuration.video.setMinBitrate(minBitrate)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        configuration.video.simulcastEnabled = simulcast == .on
+        return configuration
+    }
+
+    /// The streams to publish, muted as asked.
+    @MainActor
+    func streams(muteCamera: Bool, muteMic: Bool) throws -> [LocalStageStream] {
+        let configuration = try configuration()
+        var streams: [LocalStageStream] = []
+        switch camera {
+        case "none": break
+        case "test":
+            streams.append(LocalStageStream(device: Self.device(.video), configuration: configuration, muted: muteCamera))
+        default:
+            guard camera.hasSuffix(".y4m") else { throw ValidationError("--camera: test, none or a .y4m file; got '\(camera)'") }
+            streams.append(LocalStageStream(device: .camera(file: camera), configuration: configuration, muted: muteCamera))
+        }
+        switch mic {
+        case "none": break
+        case "tone":
+            streams.append(LocalStageStream(device: Self.device(.audio), configuration: configuration, muted: muteMic))
+        default:
+            guard mic.hasSuffix(".wav") else { throw ValidationError("--mic: tone, none or a .wav file; got '\(mic)'") }
+            streams.append(LocalStageStream(device: .microphone(file: mic), configuration: configuration, muted: muteMic))
+        }
+        return streams
+    }
+}

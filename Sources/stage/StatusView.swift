@@ -1,0 +1,83 @@
+import Foundation
+import StageKit
+
+/// The live status of `stage join`: every few seconds one block that reads at a glance — who is
+/// on stage, what is published and received, with bitrate, loss and round-trip time.
+@MainActor
+final class StatusView: StageRenderer {
+    private var participants: [String: (info: ParticipantInfo, streams: [StageStream])] = [:]
+    private var order: [String] = []
+    private var previousBytes: [String: (bytes: Double, at: ContinuousClock.Instant)] = [:]
+    let json: Bool
+
+    init(json: Bool) { self.json = json }
+
+    func stage(_ stage: Stage, participantDidJoin participant: ParticipantInfo) {
+        if participants[participant.participantId] == nil { order.append(participant.participantId) }
+        participants[participant.participantId] = (participant, participants[participant.participantId]?.streams ?? [])
+    }
+    func stage(_ stage: Stage, participantDidLeave participant: ParticipantInfo) {
+        participants[participant.participantId] = nil
+        order.removeAll { $0 == participant.participantId }
+    }
+    func stage(_ stage: Stage, participant: ParticipantInfo, didChange publishState: ParticipantPublishState) { update(participant) }
+    func stage(_ stage: Stage, participant: ParticipantInfo, didChange subscribeState: ParticipantSubscribeState) { update(participant) }
+    func stage(_ stage: Stage, participant: ParticipantInfo, didAdd streams: [StageStream]) {
+        update(participant)
+        participants[participant.participantId]?.streams += streams
+    }
+    func stage(_ stage: Stage, participant: ParticipantInfo, didRemove streams: [StageStream]) {
+        update(participant)
+        participants[participant.participantId]?.streams.removeAll { streams.contains($0) }
+    }
+
+    private func update(_ participant: ParticipantInfo) {
+        if participants[participant.participantId] == nil { order.append(participant.participantId) }
+        participants[participant.participantId] = (participant, participants[participant.participantId]?.streams ?? [])
+    }
+
+    /// Prints the status block now.
+    func render() async {
+        var lines: [String] = []
+        for id in order {
+            guard let (info, streams) = participants[id] else { continue }
+            let name = (info.userId.isEmpty ? info.participantId : info.userId) + (info.isLocal ? " (you)" : "")
+            let state = info.isLocal ? "publish \(info.publishState.rawValue)" : "subscribe \(info.subscribeState.rawValue)"
+            lines.append("  \(name): \(state)")
+            for stream in streams {
+                lines.append("    \(stream.streamId) [\(stream.kind.rawValue)\(stream.isMuted ? ", muted" : "")] " + summary(await stream.rtcStats(), key: "\(id)/\(stream.streamId)"))
+            }
+        }
+        print("── status \(Date().formatted(date: .omitted, time: .standard)) ──\n" + (lines.isEmpty ? "  (nobody publishes)" : lines.joined(separator: "\n")))
+        fflushStdout()
+    }
+
+    private func summary(_ stats: [RTCStats], key: String) -> String {
+        guard !stats.isEmpty else { return "no media" }
+        var parts: [String] = []
+        let outbound = stats.filter { $0.type == "outbound-rtp" }, inbound = stats.filter { $0.type == "inbound-rtp" }
+        let bytes = (outbound + inbound).compactMap { ($0["bytesSent"] ?? $0["bytesReceived"])?.number }.reduce(0, +)
+        let now = ContinuousClock.now
+        if let previous = previousBytes[key] {
+            let seconds = Double((now - previous.at).components.seconds) + Double((now - previous.at).components.attoseconds) / 1e18
+            if seconds > 0 { parts.append(String(format: "%.0f kbps", (bytes - previous.bytes) * 8 / seconds / 1000)) }
+        }
+        previousBytes[key] = (bytes, now)
+        let layers = outbound.compactMap { stat -> String? in
+            guard let width = stat["frameWidth"]?.number, let height = stat["frameHeight"]?.number, width > 0 else { return nil }
+            return (stat["rid"].map { "\($0)=" } ?? "") + "\(Int(width))x\(Int(height))"
+        }
+        if !layers.isEmpty { parts.append("sending " + layers.joined(separator: " ")) }
+        for stat in inbound {
+            if let width = stat["frameWidth"]?.number, width > 0, let height = stat["frameHeight"]?.number {
+                parts.append("\(Int(width))x\(Int(height)) \(Int(stat["framesDecoded"]?.number ?? 0)) frames")
+            }
+            let received = stat["packetsReceived"]?.number ?? 0, lost = stat["packetsLost"]?.number ?? 0
+            parts.append(String(format: "loss %.1f%%", received + lost > 0 ? max(0, lost) / (received + lost) * 100 : 0))
+        }
+        if let rtt = stats.first(where: { $0.type == "candidate-pair" })?["currentRoundTripTime"]?.number {
+            parts.append(String(format: "rtt %.1f ms", rtt * 1000))
+        }
+        return parts.joined(separator: ", ")
+    }
+}
