@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers and runs each for RUNS executions (default 1000000).
-#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun sdp (default all)
+#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun sdp depacketizer mediafiles (default all)
 # Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"; shift || true
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun sdp)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun sdp depacketizer mediafiles)
 mkdir -p .build-fuzz
 wire_sources=$(find Sources/StageWire -name '*.swift')
 for target in "${targets[@]}"; do
@@ -19,6 +19,24 @@ for target in "${targets[@]}"; do
     rtp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireRTPFuzz.swift -o .build-fuzz/rtp-fuzz; max_len=1500 ;;
     stun) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSTUNFuzz.swift -o .build-fuzz/stun-fuzz; max_len=2048 ;;
     sdp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSDPFuzz.swift -o .build-fuzz/sdp-fuzz; max_len=8192 ;;
+    depacketizer)
+      # StageWire as its own module, then StageMedia's RTP and Jitter folders (no C imports) with the harness.
+      wire=.build-fuzz/depacketizer; mkdir -p "$wire"
+      features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire "${features[@]}" \
+        -emit-module -emit-module-path "$wire/StageWire.swiftmodule" -emit-library -static -o "$wire/libStageWire.a" $wire_sources
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia "${features[@]}" -use-ld=lld \
+        -I "$wire" -L "$wire" -lStageWire \
+        Sources/StageMedia/RTP/*.swift Sources/StageMedia/Jitter/*.swift Fuzz/MediaDepacketizerFuzz.swift -o .build-fuzz/depacketizer-fuzz
+      max_len=4096 ;;
+    mediafiles)
+      # Seeds: a two-frame 4×2 Y4M stream and a four-sample mono WAV.
+      printf 'YUV4MPEG2 W4 H2 F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG\nFRAME\n0123456789abFRAME Ixyz\nABCDEFGHIJKL' > "$corpus/seed.y4m"
+      printf 'RIFF\x2c\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x80\xbb\0\0\0\x77\x01\0\x02\0\x10\0data\x08\0\0\0\x01\0\x02\0\x03\0\x04\0' > "$corpus/seed.wav"
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia -use-ld=lld \
+        -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny Sources/StageMedia/VideoFrame.swift \
+        Sources/StageMedia/Devices/*.swift Sources/StageMedia/Files/*.swift Fuzz/MediaFilesFuzz.swift -o .build-fuzz/mediafiles-fuzz
+      max_len=4096 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
   echo "== $target: $runs runs"

@@ -1,0 +1,40 @@
+/// Why a device or source could not be created.
+public enum MediaDeviceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A picture size outside 16…4096 a side (and 4096 × 2304 in all).
+    case invalidVideoSize(width: Int, height: Int)
+    /// A frame rate outside (0, 240].
+    case invalidFramerate(Double)
+    /// A tone frequency outside (0, 24000) Hz, or a level above 0 dBFS.
+    case invalidTone(frequency: Double, levelDBFS: Double)
+    /// A channel count other than 1 or 2.
+    case invalidChannelCount(Int)
+    /// No device with this id.
+    case unknownDevice(String)
+    /// The device is a camera where a microphone was asked for, or the reverse.
+    case wrongDeviceType(deviceId: String, expected: MediaDeviceType)
+    /// A file that is neither YUV4MPEG2 (camera) nor RIFF WAVE (microphone).
+    case unrecognizedFile(path: String)
+    /// The file could not be read.
+    case io(MediaFileIOError)
+
+    public var description: String {
+        switch self {
+        case .invalidVideoSize(let width, let height):
+            "video size \(width)×\(height) is invalid: each side 16…4096, at most 4096×2304 pixels"
+        case .invalidFramerate(let rate):
+            "frame rate \(rate) is invalid: above 0 and at most 240"
+        case .invalidTone(let frequency, let level):
+            "tone \(frequency) Hz at \(level) dBFS is invalid: frequency in (0, 24000) Hz, level at most 0 dBFS"
+        case .invalidChannelCount(let channels):
+            "\(channels) channels: only 1 or 2 are supported"
+        case .unknownDevice(let id):
+            "no media device \(id.debugDescription)"
+        case .wrongDeviceType(let id, let expected):
+            "device \(id.debugDescription) is not a \(expected)"
+        case .unrecognizedFile(let path):
+            "\(path) is neither a YUV4MPEG2 video (.y4m) nor a RIFF WAVE audio (.wav) file"
+        case .io(let error):
+            "\(error)"
+        }
+    }
+}
