@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "stage-bench",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageTransport",
+                "StageKit", "StageProtocol", "StageControl", "StageTransport", "StageMedia",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

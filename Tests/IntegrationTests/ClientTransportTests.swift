@@ -53,7 +53,8 @@ struct ClientTransportTests {
         for sequence in 0..<200 {
             var packet: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, UInt8(sequence & 0xFF), 0, 0, 0x11, 0x11, 0x10]
             packet += [UInt8](repeating: 0xAB, count: 800)
-            _ = try await loop.submit { packet.withUnsafeBytes { publisher.sendRTP($0) } }.get()
+            let frozen = packet
+            _ = try await loop.submit { frozen.withUnsafeBytes { publisher.sendRTP($0) } }.get()
             if sequence % 20 == 19 { try await Task.sleep(for: .milliseconds(5)) }
         }
         try await Task.sleep(for: .milliseconds(300))

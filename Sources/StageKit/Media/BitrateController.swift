@@ -31,7 +31,7 @@ public struct BitrateController: Sendable, Hashable {
     public mutating func trouble(nowMicros: UInt64) {
         if let last = lastTroubleMicros, nowMicros < last + 500_000 { return }
         lastTroubleMicros = nowMicros
-        setTarget(Int(Double(target) * 0.75), nowMicros: nowMicros)
+        setTarget(Int((Double(target) * 0.75).rounded()), nowMicros: nowMicros)
     }
 
     /// A receiver report's fraction lost (RFC 3550 §6.4.1, 0…1).
@@ -48,7 +48,7 @@ public struct BitrateController: Sendable, Hashable {
     /// Time passes without trouble: after a stable period the target grows by 15 %.
     public mutating func tick(nowMicros: UInt64) {
         guard nowMicros >= lastChangeMicros + stablePeriodMicros, target < ceiling else { return }
-        setTarget(Int(Double(target) * 1.15), nowMicros: nowMicros)
+        setTarget(Int((Double(target) * 1.15).rounded()), nowMicros: nowMicros)
     }
 
     private var ceiling: Int { min(maxBitrate, max(minBitrate, estimate ?? maxBitrate)) }
