@@ -19,7 +19,7 @@ extension Stage {
     func startPublishing(requestId: String?, streams: [StreamDescriptor]) {
         guard let channel else { return }
         let tracks = mediaStreams.filter { stream in streams.contains { $0.streamId == stream.streamId } }
-        guard mediaEnabled, !tracks.isEmpty else {
+        guard let mediaContext, !tracks.isEmpty else {
             if let requestId { channel.send(.publish(.init(requestId: requestId, streams: streams))) }
             return
         }
@@ -66,7 +66,7 @@ extension Stage {
 
     /// Opens (or reopens, when the subscribe type changed) the media of a subscribed publisher.
     func startReceiving(from publisherId: String, type: SubscribeType) {
-        guard mediaEnabled, let channel, var remote = remotes[publisherId] else { return }
+        guard let mediaContext, let channel, var remote = remotes[publisherId] else { return }
         let wantsVideo = type == .audioVideo
         if let existing = mediaSubscribers[publisherId], existing.receivesVideo == wantsVideo { return }
         stopReceiving(from: publisherId)

@@ -45,8 +45,8 @@ public final class Stage {
     /// Whether streams with a capture source send media and subscriptions receive it. Off,
     /// the stage only exchanges descriptions (what the signaling benchmark measures).
     public let mediaEnabled: Bool
-    /// The DTLS certificate of this client's peer connections.
-    let mediaContext: DTLSContext
+    /// The DTLS certificate of this client's peer connections (nil without media).
+    let mediaContext: DTLSContext?
     var mediaPublisher: MediaPublisher?
     /// Publisher id → the connection receiving its media.
     var mediaSubscribers: [String: MediaSubscriber] = [:]
@@ -74,7 +74,7 @@ public final class Stage {
     public init(token: String, strategy: any StageStrategy, media: Bool = true) throws {
         mediaEnabled = media
         do {
-            mediaContext = try DTLSContext(certificate: DTLSCertificate())
+            mediaContext = media ? try DTLSContext(certificate: DTLSCertificate()) : nil
         } catch {
             throw StageError(code: .connectionFailed, message: "media: cannot make a DTLS certificate: \(error)")
         }

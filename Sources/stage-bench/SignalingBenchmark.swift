@@ -38,7 +38,7 @@ final class SignalingBenchmark {
         let clients = try tokens.map { token, publishes in
             let strategy = BenchStrategy(publish: publishes)
             let renderer = BenchRenderer(collector: collector)
-            let stage = try Stage(token: token, strategy: strategy)
+            let stage = try Stage(token: token, strategy: strategy, media: false)
             stage.addRenderer(renderer)
             return Client(stage: stage, strategy: strategy, renderer: renderer)
         }

@@ -4,6 +4,13 @@ import StageControl
 @testable import StageKit
 import StageMedia
 
+/// Keeps the statistics a stream's delegate was given.
+@MainActor
+final class StatsRecorder: StageStreamDelegate {
+    var stats: [RTCStats]?
+    func stageStream(_ stream: StageStream, didGenerateRTCStats stats: [RTCStats]) { self.stats = stats }
+}
+
 /// SDK media end to end on loopback through a real server process: a host publishes the
 /// synthetic camera (VP8 simulcast) and microphone (Opus); a guest and an invisible moderator
 /// receive, decode and check what they got against what was captured.
@@ -95,6 +102,21 @@ struct MediaStageTests {
 
         #expect(heard.frames > 150, "≥ 3 s of 20 ms audio frames heard")
         #expect(heard.rms > -20 && heard.rms < -6, "the tone arrives at about its level (-12 dBFS RMS…); got \(heard.rms)")
+        // WebRTC-shaped statistics, through requestRTCStats and its delegate.
+        let statsDelegate = StatsRecorder()
+        guestVideo.delegate = statsDelegate
+        guestVideo.requestRTCStats()
+        await waitUntil { statsDelegate.stats != nil }
+        let inbound = try #require(statsDelegate.stats?.first { $0.type == "inbound-rtp" })
+        #expect((inbound["framesDecoded"]?.number ?? 0) >= Double(received.count))
+        #expect((inbound["bytesReceived"]?.number ?? 0) > 100_000)
+        #expect(inbound["packetsLost"]?.number == 0 && inbound["jitter"]?.number != nil)
+        let pair = try #require(statsDelegate.stats?.first { $0.type == "candidate-pair" })
+        #expect((pair["currentRoundTripTime"]?.number ?? 1) < 0.1, "loopback round trip")
+        let outbound = await streams[0].rtcStats().filter { $0.type == "outbound-rtp" }
+        #expect(Set(outbound.compactMap { $0["rid"]?.description }) == ["h", "f"], "640×360 publishes two simulcast layers")
+        #expect(outbound.allSatisfy { ($0["framesEncoded"]?.number ?? 0) > 50 })
+
         #expect(moderatorDecoded.count > 50, "the moderator receives media too")
         #expect(!host.renderer.events.contains("join moderator"), "nobody is told the moderator joined")
         #expect(!guest.renderer.events.contains("join moderator"))
