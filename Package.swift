@@ -110,6 +110,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // Examples/: the IVS guide's strategies as small programs (built with the package).
+        .executableTarget(name: "example-video-chat", dependencies: ["StageKit"], path: "Examples/VideoChat", exclude: ["README.md"]),
+        .executableTarget(name: "example-moderated-stage", dependencies: ["StageKit"], path: "Examples/ModeratedStage", exclude: ["README.md"]),
+        .executableTarget(name: "example-publish-on-button", dependencies: ["StageKit"], path: "Examples/PublishOnButton", exclude: ["README.md"]),
+        .executableTarget(name: "example-background-audio", dependencies: ["StageKit"], path: "Examples/BackgroundAudio", exclude: ["README.md"]),
         .testTarget(name: "StageTransportTests", dependencies: ["StageTransport", "StageWire"]),
         .testTarget(name: "StageSFUTests", dependencies: ["StageSFU"]),
         .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageWire"]),
