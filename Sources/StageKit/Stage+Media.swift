@@ -6,11 +6,9 @@ import StageTransport
 /// publishes streams that have a media source, one subscribe peer connection per publisher this
 /// client subscribes to. Negotiation is JSEP over the signaling socket (`sdpOffer`/`sdpAnswer`).
 extension Stage {
-    /// The streams of `streams` that have a capture source: those carry media.
+    /// The local streams whose device has a capture source: those carry media.
     var mediaStreams: [LocalStageStream] {
-        localStreams.filter { stream in
-            (stream.device as? ImageDevice)?.descriptor.source != nil || (stream.device as? AudioDevice)?.descriptor.source != nil
-        }
+        localStreams.filter { $0.device.descriptor.source != nil }
     }
 
     /// Sends `publish` — preceded by the publish `sdpOffer` when the streams carry media, so the
@@ -53,7 +51,18 @@ extension Stage {
             } catch {
                 guard self.mediaPublisher === publisher else { return }
                 self.reportError(StageError(code: .connectionFailed, message: "publish media: \(error)"))
+                self.retryPublishing(after: publisher)
             }
+        }
+    }
+
+    /// A publish connection could not be made (the path may still be down): try again in a
+    /// second while the strategy still publishes and nothing newer replaced it.
+    private func retryPublishing(after failed: MediaPublisher) {
+        Task { @MainActor [weak self] in
+            try? await Task.sleep(for: .seconds(1))
+            guard let self, self.mediaPublisher === failed, let published = self.applied.published else { return }
+            self.startPublishing(requestId: nil, streams: published)
         }
     }
 
@@ -109,13 +118,19 @@ extension Stage {
                 self.mediaSubscribers[publisherId] = nil
                 await subscriber.close()
                 self.reportError(StageError(code: .connectionFailed, message: "subscribe media from \(publisherId): \(error)"))
+                // The path may still be down: try again in a second while the subscription stands.
+                try? await Task.sleep(for: .seconds(1))
+                if self.mediaSubscribers[publisherId] == nil, let type = self.applied.subscriptions[publisherId],
+                   self.remotes[publisherId]?.info.subscribeState == .subscribed {
+                    self.startReceiving(from: publisherId, type: type)
+                }
             }
         }
     }
 
     func stopReceiving(from publisherId: String) {
         guard let subscriber = mediaSubscribers.removeValue(forKey: publisherId) else { return }
-        for stream in remotes[publisherId]?.stageStreams.values ?? [:].values { stream.statsProvider = nil }
+        for stream in remotes[publisherId].map({ Array($0.stageStreams.values) }) ?? [] { stream.statsProvider = nil }
         Task { await subscriber.close() }
     }
 

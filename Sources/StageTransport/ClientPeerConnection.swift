@@ -62,7 +62,8 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// after connecting: consent lost (RFC 7675 §5.1), the path or the server is gone.
     public var onTimeout: (() -> Void)?
     public var receiveTimeout: TimeAmount = .seconds(3)
-    /// Called once on the event loop when the server closed the connection (DTLS close_notify).
+    /// Called once on the event loop when the server closed the connection (DTLS close_notify,
+    /// or a STUN error answering our consent check).
     public var onClosedByServer: (() -> Void)?
     private var lastReceived = NIODeadline.now()
     private var counters = Statistics()
@@ -243,6 +244,10 @@ public final class ClientPeerConnection: @unchecked Sendable {
                                                         localPassword: credentials.password, hmacSHA1: MediaEngine.hmacSHA1), to: source)
                 return
             }
+            if message.type == .bindingError, source == remote.address {
+                serverForgotUs()
+                return
+            }
             guard message.type == .bindingSuccess,
                   message.verifyIntegrity(key: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1),
                   let dtls else { return }
@@ -294,6 +299,19 @@ public final class ClientPeerConnection: @unchecked Sendable {
                 guard let self, let dtls = self.dtls, case .handshaking = dtls.state else { return }
                 self.sendDTLS(dtls.handleTimeout())
             }
+        }
+    }
+
+    /// The server answered a check with an error (401: it has no such connection any more).
+    private func serverForgotUs() {
+        if srtp == nil {
+            checkTask?.cancel()
+            connectedPromise?.fail(NegotiationError("connect: the server does not know this connection (STUN error response)"))
+        } else {
+            srtp = nil
+            livenessTask?.cancel()
+            checkTask?.cancel()
+            onClosedByServer?()
         }
     }
 

@@ -121,7 +121,15 @@ public final class MediaEngine: @unchecked Sendable {
         guard let message = try? STUNMessage(parsing: bytes) else { return MediaDropReason.malformedSTUN.count() }
         guard message.type == .bindingRequest else { return MediaDropReason.stunNotRequest.count() }
         guard let username = try? message.username, let localUfrag = username.split(separator: ":").first,
-              let peer = peersByUfrag[String(localUfrag)] else { return MediaDropReason.stunUnknownUsername.count() }
+              let peer = peersByUfrag[String(localUfrag)] else {
+            // RFC 8489 §9.1.3: 401 for a USERNAME we do not know, so a client whose connection
+            // ended here (closed, expired, server restarted) learns it at once.
+            if let reply = try? STUNMessageBuilder.bindingError(transactionID: message.transactionID,
+                                                                 error: STUNErrorCode(code: STUNErrorCode.unauthorized, reason: "Unauthorized")) {
+                send(reply, to: source)
+            }
+            return MediaDropReason.stunUnknownUsername.count()
+        }
         guard message.verifyIntegrity(key: STUNMessage.shortTermKey(password: peer.credentials.password), hmacSHA1: Self.hmacSHA1) else {
             return MediaDropReason.stunBadIntegrity.count()
         }

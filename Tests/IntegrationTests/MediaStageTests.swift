@@ -239,4 +239,35 @@ struct MediaStageTests {
         host.stage.leave()
         guest.stage.leave()
     }
+
+    @Test("the server frozen for 3 s (no UDP, no answers): the SDK notices, reports it, negotiates media again and it flows")
+    func reconnectAfterMediaPathLoss() async throws {
+        let server = try LocalStageServer()
+        try await server.start()
+        let (host, guest, _, video, _) = try await hostAndGuest(server)
+        await waitUntil(.seconds(15)) { video.count > 10 }
+        _ = guest.renderer.drain()
+        _ = host.renderer.drain()
+
+        let pid = try #require(server.processIdentifier)
+        let frozen = ContinuousClock.now
+        kill(pid, SIGSTOP)
+        await waitUntil(.seconds(5)) { guest.renderer.events.contains("connection connecting") }
+        print("media: the guest noticed the lost path after \(ContinuousClock.now - frozen)")
+        #expect(guest.renderer.events.contains("connection connecting"), "reported through the connection state")
+        #expect(guest.renderer.lastConnectionError?.message.contains("media") == true)
+        try await Task.sleep(until: frozen + .seconds(3))
+        kill(pid, SIGCONT)
+
+        video.clear()
+        let resumed = ContinuousClock.now
+        await waitUntil(.seconds(20)) { video.count > 10 }
+        print("media: frames again \(ContinuousClock.now - resumed) after the path came back")
+        #expect(video.count > 10, "media restored")
+        await waitUntil(.seconds(5)) { guest.stage.connectionState == .connected && host.stage.connectionState == .connected }
+        #expect(guest.stage.connectionState == .connected && host.stage.connectionState == .connected)
+        #expect(guest.renderer.events.last == "connection connected")
+        host.stage.leave()
+        guest.stage.leave()
+    }
 }

@@ -66,7 +66,7 @@ final class MediaPublisher: @unchecked Sendable {
 
     /// Connects with the server's answer, then starts capturing.
     func connect(answer: String) async throws {
-        try await peer.connect(answer: answer)
+        try await peer.connect(answer: answer, timeout: .seconds(5))
         let senders = self.senders
         let peer = self.peer
         try await peer.eventLoop.submit { [self] in

@@ -56,7 +56,7 @@ final class MediaSubscriber: @unchecked Sendable {
             peer.onRTP = { [weak self] packet in self?.receiveRTP(UnsafeRawBufferPointer(packet)) }
             peer.onRTCP = { [weak self] packet in self?.receiveRTCP(UnsafeRawBufferPointer(packet)) }
         }.get()
-        try await peer.connect(answer: answer)
+        try await peer.connect(answer: answer, timeout: .seconds(5))
         try await peer.eventLoop.submit { [self] in
             peer.onTimeout = { [weak self] in self?.fail("no packets from the server for 3 s") }
             peer.onClosedByServer = { [weak self] in self?.fail("the server closed the subscribe connection") }
