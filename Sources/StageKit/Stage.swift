@@ -42,11 +42,11 @@ public final class Stage {
     var nextRequest = 0
     var pingWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
 
-    /// Whether streams with a capture source send media and subscriptions receive it. Off,
-    /// the stage only exchanges descriptions (what the signaling benchmark measures).
-    public let mediaEnabled: Bool
     /// The DTLS certificate of this client's peer connections (nil without media).
     let mediaContext: DTLSContext?
+    /// Whether streams with a capture source send media and subscriptions receive it. Off,
+    /// the stage only exchanges descriptions (what the signaling benchmark measures).
+    public var mediaEnabled: Bool { mediaContext != nil }
     var mediaPublisher: MediaPublisher?
     /// Publisher id → the connection receiving its media.
     var mediaSubscribers: [String: MediaSubscriber] = [:]
@@ -72,7 +72,6 @@ public final class Stage {
     /// - Parameter media: false for a stage that exchanges descriptions only, no media.
     /// - Throws: `StageError` with `.invalidToken` when the token is not a participant token.
     public init(token: String, strategy: any StageStrategy, media: Bool = true) throws {
-        mediaEnabled = media
         do {
             mediaContext = media ? try DTLSContext(certificate: DTLSCertificate()) : nil
         } catch {

@@ -86,7 +86,7 @@ struct SDKMediaBench: AsyncParsableCommand {
         let samples = Mutex<(first: UInt64?, latencies: [Double])>((nil, []))
         let watcher = LatencyWatcher { frame in
             guard let stamp = FrameStamp.read(from: frame) else { return }
-            let now = monotonicMicros()
+            let now = MediaClock.nowMicros()
             samples.withLock { state in
                 if state.first == nil { state.first = now }
                 state.latencies.append(Double(Int64(now) - Int64(stamp.captureTimeMicros)) / 1e6)
@@ -94,7 +94,7 @@ struct SDKMediaBench: AsyncParsableCommand {
         }
         let stage = try Stage(token: token, strategy: watcher)
         stage.addRenderer(watcher)
-        let start = monotonicMicros()
+        let start = MediaClock.nowMicros()
         try await stage.join()
         let deadline = ContinuousClock.now + .seconds(20)
         while samples.withLock({ $0.first }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
@@ -144,10 +144,4 @@ final class LatencyWatcher: StageStrategy, StageRenderer {
     func stage(_ stage: Stage, participant: ParticipantInfo, didAdd streams: [StageStream]) {
         for stream in streams where stream.kind == .video { (stream.device as? ImageDevice)?.setOnFrameCallback(onFrame) }
     }
-}
-
-func monotonicMicros() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }

@@ -46,7 +46,7 @@ final class JoinSession {
         stage.errorDelegate = printer
         recorder = try command.media.record.map { try StreamRecorder(directory: $0) }
         if let recorder { stage.addRenderer(recorder) }
-        status = StatusView(json: command.json)
+        status = StatusView()
         stage.addRenderer(status)
         statusInterval = command.json ? 0 : command.statusInterval
     }

@@ -8,14 +8,8 @@ final class StatusView: StageRenderer {
     private var participants: [String: (info: ParticipantInfo, streams: [StageStream])] = [:]
     private var order: [String] = []
     private var previousBytes: [String: (bytes: Double, at: ContinuousClock.Instant)] = [:]
-    let json: Bool
 
-    init(json: Bool) { self.json = json }
-
-    func stage(_ stage: Stage, participantDidJoin participant: ParticipantInfo) {
-        if participants[participant.participantId] == nil { order.append(participant.participantId) }
-        participants[participant.participantId] = (participant, participants[participant.participantId]?.streams ?? [])
-    }
+    func stage(_ stage: Stage, participantDidJoin participant: ParticipantInfo) { update(participant) }
     func stage(_ stage: Stage, participantDidLeave participant: ParticipantInfo) {
         participants[participant.participantId] = nil
         order.removeAll { $0 == participant.participantId }

@@ -9,10 +9,9 @@ final class AudioTrackReceiver {
     private let device: AudioDevice?
     private var jitter = AudioJitterBuffer()
     private var decoder: OpusDecoder
-    private var statistics: ReceiverStatistics?
+    private var counters = InboundRTPCounters(clockRate: 48_000)
     private(set) var samplesDecoded = 0
     private(set) var concealedSamples = 0
-    private(set) var bytesReceived = 0
 
     init(streamId: String, device: AudioDevice?) throws {
         self.streamId = streamId
@@ -20,12 +19,8 @@ final class AudioTrackReceiver {
         decoder = try OpusDecoder(channels: 2)
     }
 
-    var ssrc: UInt32? { statistics?.ssrc }
-
     func receive(header: RTPHeader, packet: UnsafeRawBufferPointer, payload: Range<Int>, nowMicros: UInt64) {
-        if statistics?.ssrc != header.ssrc { statistics = ReceiverStatistics(ssrc: header.ssrc, clockRate: 48_000) }
-        _ = statistics?.record(sequenceNumber: header.sequenceNumber, rtpTimestamp: header.timestamp, arrivalMicros: nowMicros)
-        bytesReceived += packet.count
+        counters.record(header, packetSize: packet.count, nowMicros: nowMicros)
         _ = jitter.insert(ReceivedRTPPacket(header: header, payload: packet[payload]))
     }
 
@@ -47,21 +42,14 @@ final class AudioTrackReceiver {
         device?.deliver(frame)
     }
 
-    func reportBlock(nowMicros: UInt64) -> RTCPReceptionReport? { statistics?.makeReportBlock(nowMicros: nowMicros) }
+    func reportBlock(nowMicros: UInt64) -> RTCPReceptionReport? { counters.reportBlock(nowMicros: nowMicros) }
 
-    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) {
-        guard report.ssrc == statistics?.ssrc else { return }
-        statistics?.recordSenderReport(report, arrivalMicros: nowMicros)
-    }
+    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) { counters.senderReport(report, nowMicros: nowMicros) }
 
     func stats() -> RTCStats {
-        RTCStats(id: "inbound-rtp-\(streamId)", type: "inbound-rtp", values: [
-            "kind": .string("audio"), "ssrc": .number(Double(ssrc ?? 0)),
-            "packetsReceived": .number(Double(statistics?.packetsReceived ?? 0)),
-            "packetsLost": .number(Double(statistics?.cumulativeLost ?? 0)),
-            "jitter": .number(Double(statistics?.jitterEstimate ?? 0) / 48_000),
-            "bytesReceived": .number(Double(bytesReceived)),
-            "totalSamplesReceived": .number(Double(samplesDecoded)), "concealedSamples": .number(Double(concealedSamples)),
-        ])
+        var values = counters.statsValues(kind: .audio)
+        values["totalSamplesReceived"] = .number(Double(samplesDecoded))
+        values["concealedSamples"] = .number(Double(concealedSamples))
+        return RTCStats(id: "inbound-rtp-\(streamId)", type: "inbound-rtp", values: values)
     }
 }

@@ -56,8 +56,10 @@ final class AudioTrackSender: TrackSender, @unchecked Sendable {
         (device as? AudioDevice)?.deliver(frame)
         if nowMicros >= lastSenderReport + 1_000_000, let lastSent {
             lastSenderReport = nowMicros
-            let elapsed = UInt32(truncatingIfNeeded: (nowMicros - lastSent.micros) * 48 / 1000)
-            sendRTCP(SenderReports.make(writer: writer, rtpTime: lastSent.rtp &+ elapsed))
+            // Opus timestamps count samples, not capture ticks: extrapolate from the last packet sent.
+            var report = writer.senderReport(ntpTime: MediaClock.ntpNow(), nowMicros: nowMicros)
+            report.rtpTime = lastSent.rtp &+ UInt32(truncatingIfNeeded: (nowMicros - lastSent.micros) * 48 / 1000)
+            if let compound = try? RTCPPacket.serializeCompound([.senderReport(report)]) { sendRTCP(compound) }
         }
         let muted = control.withLock { $0.muted }
         defer { wasMuted = muted }

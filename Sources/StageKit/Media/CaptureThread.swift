@@ -1,4 +1,5 @@
 import Foundation
+import StageMedia
 import Synchronization
 
 /// A thread that calls `tick` at a fixed period until stopped: the capture and encode loop of a

@@ -79,12 +79,8 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
 
     func stop() { thread?.stop() }
 
-    func setMuted(_ muted: Bool) {
-        control.withLock {
-            if $0.muted && !muted { $0.keyframeRids = Set(ssrcs.keys.map { $0.isEmpty ? "f" : $0 }) }   // receivers need a keyframe to resume
-            $0.muted = muted
-        }
-    }
+    /// On unmute the server asks for the keyframe receivers need (PLI), as for any resumed stream.
+    func setMuted(_ muted: Bool) { control.withLock { $0.muted = muted } }
 
     func handle(_ feedback: PublisherFeedback, nowMicros: UInt64) {
         control.withLock { control in
@@ -120,8 +116,10 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         }
         if nowMicros >= lastSenderReport + 1_000_000 {
             lastSenderReport = nowMicros
+            let ntpTime = MediaClock.ntpNow()
             for writer in writers.values where writer.packetCount > 0 {
-                sendRTCP(SenderReports.make(writer: writer, rtpTime: writer.timestamp(captureTimeMicros: nowMicros)))
+                let report = writer.senderReport(ntpTime: ntpTime, nowMicros: nowMicros)
+                if let compound = try? RTCPPacket.serializeCompound([.senderReport(report)]) { sendRTCP(compound) }
             }
         }
         guard !muted else { return }

@@ -219,6 +219,12 @@ public struct VideoJitterBuffer: Sendable {
         }
     }
 
+    /// The decoder failed on an emitted frame: nothing but a keyframe is emitted from now on,
+    /// and `keyframeRequestDue` asks for one (rate-limited like any other request).
+    public mutating func decoderNeedsKeyframe() {
+        needKeyframe()
+    }
+
     mutating func needKeyframe() {
         mode = .awaitingKeyframe
         keyframeNeeded = true

@@ -28,9 +28,7 @@ final class FrameLog: Sendable {
             unreadable.add(1, ordering: .relaxed)
             return
         }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let micros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+        let micros = MediaClock.nowMicros()
         entries.withLock { entries in
             entries[stamp.frameNumber] = Entry(frame: frame, deliveredMicros: micros, captureMicros: stamp.captureTimeMicros)
             if entries.count > keepPictures, let oldest = entries.keys.min() { entries[oldest] = nil }
