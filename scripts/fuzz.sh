@@ -14,7 +14,7 @@ for target in "${targets[@]}"; do
     signaling)
       cp Tests/StageProtocolTests/Fixtures/client/*.json Tests/StageProtocolTests/Fixtures/server/*.json "$corpus/"
       swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageProtocol \
-        Sources/StageProtocol/*.swift Fuzz/SignalingFuzz.swift -o .build-fuzz/signaling-fuzz
+        $(find Sources/StageProtocol -name "*.swift") Fuzz/SignalingFuzz.swift -o .build-fuzz/signaling-fuzz
       max_len=4096 ;;
     rtp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireRTPFuzz.swift -o .build-fuzz/rtp-fuzz; max_len=1500 ;;
     stun) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSTUNFuzz.swift -o .build-fuzz/stun-fuzz; max_len=2048 ;;
