@@ -72,6 +72,7 @@ public enum StageServerApp {
         try await app.runService()
         await hub.closeAll()
         await engine.close()
+        try? await store.flush()
     }
 
     static func printCredentialHelp(_ key: ServerSecrets.AccessKey, configuration: ServerConfiguration, endpoint: String) {
