@@ -5,7 +5,8 @@ import StageProtocol
 import WSClient
 
 /// The client end of the signaling WebSocket: frames out from a queue, decoded messages in
-/// as a stream. It knows nothing about stages; `Stage` gives the messages meaning.
+/// through `MainActorInbox` to the `deliver` handler. It knows nothing about stages; `Stage`
+/// gives the messages meaning.
 final class SignalingChannel: Sendable {
     enum Event: Sendable {
         case message(ServerMessage)
@@ -13,7 +14,6 @@ final class SignalingChannel: Sendable {
         case closed(StageError?)
     }
 
-    let events: AsyncStream<Event>
     /// Frames to send; messages are encoded by the writer task, off the caller's actor.
     private let outgoing: AsyncStream<Outgoing>.Continuation
 
@@ -21,15 +21,14 @@ final class SignalingChannel: Sendable {
         case message(ClientMessage)
         case text(String)
     }
-    private let eventSink: AsyncStream<Event>.Continuation
     private let task: Task<Void, Never>
 
-    init(url: String, logger: Logger = Logger(label: "proscenium.stagekit")) {
-        let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+    /// Connects to `url`; every event is handed to `deliver` on the main actor, in order.
+    init(url: String, logger: Logger = Logger(label: "proscenium.stagekit"),
+         deliver: @escaping @MainActor @Sendable (Event) -> Void) {
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
-        self.events = events
-        self.eventSink = eventSink
         self.outgoing = outgoing
+        let inbox = MainActorInbox.shared
         task = Task {
             let codec = SignalCodec()
             do {
@@ -55,14 +54,14 @@ final class SignalingChannel: Sendable {
                             logger.warning("ignoring an unreadable signaling frame")
                             continue
                         }
-                        eventSink.yield(.message(message))
+                        inbox.post { deliver(.message(message)) }
                     }
                 }
-                eventSink.yield(.closed(nil))
+                inbox.post { deliver(.closed(nil)) }
             } catch {
-                eventSink.yield(.closed(StageError(code: .connectionFailed, message: "signaling socket \(url): \(error)")))
+                let failure = StageError(code: .connectionFailed, message: "signaling socket \(url): \(error)")
+                inbox.post { deliver(.closed(failure)) }
             }
-            eventSink.finish()
         }
     }
 

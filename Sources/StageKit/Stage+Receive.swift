@@ -199,6 +199,7 @@ extension Stage {
         pingTask = nil
         let channel = self.channel
         self.channel = nil
+        channelGeneration += 1
         channel?.close()
         let wasJoined = joinWaiter == nil && connectionState == .connected
         if wasJoined {
@@ -224,7 +225,5 @@ extension Stage {
         }
         for waiter in pingWaiters.values { waiter.resume(returning: false) }
         pingWaiters = [:]
-        eventsTask?.cancel()
-        eventsTask = nil
     }
 }

@@ -23,7 +23,8 @@ public final class Stage {
     let claims: ParticipantTokenClaims
     var renderers: [WeakRenderer] = []
     var channel: SignalingChannel?
-    var eventsTask: Task<Void, Never>?
+    /// Bumped for each new channel and at tear-down; events of an older channel are dropped.
+    var channelGeneration = 0
     var pingTask: Task<Void, Never>?
     var joinWaiter: CheckedContinuation<Void, any Error>?
 
@@ -109,11 +110,14 @@ public final class Stage {
         }
         leaving = false
         setConnectionState(.connecting, error: nil)
-        let channel = SignalingChannel(url: claims.eventsURL)
-        self.channel = channel
-        eventsTask = Task { [weak self] in
-            for await event in channel.events { self?.receive(event) }
+        // Events of a channel this stage has since dropped (torn down, rejoined) are ignored.
+        channelGeneration += 1
+        let generation = channelGeneration
+        let channel = SignalingChannel(url: claims.eventsURL) { [weak self] event in
+            guard let self, self.channelGeneration == generation else { return }
+            self.receive(event)
         }
+        self.channel = channel
         channel.send(.join(.init(token: token, client: ClientDescription(sdkVersion: Self.sdkVersion, osName: "Linux",
                                                                         osVersion: ProcessInfo.processInfo.operatingSystemVersionString))))
         let timer = Task { [weak self] in

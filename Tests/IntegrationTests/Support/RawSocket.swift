@@ -6,18 +6,15 @@ import StageProtocol
 /// A signaling socket driven by hand: send any text, read what the server answers.
 @MainActor
 final class RawSocket {
-    let channel: SignalingChannel
+    private(set) var channel: SignalingChannel!
     private(set) var received: [ServerMessage] = []
     private(set) var closed = false
 
     init(url: String) {
-        channel = SignalingChannel(url: url)
-        Task { [channel] in
-            for await event in channel.events {
-                switch event {
-                case .message(let message): self.received.append(message)
-                case .closed: self.closed = true
-                }
+        channel = SignalingChannel(url: url) { [weak self] event in
+            switch event {
+            case .message(let message): self?.received.append(message)
+            case .closed: self?.closed = true
             }
         }
     }
