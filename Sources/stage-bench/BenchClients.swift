@@ -39,19 +39,36 @@ final class FanOutCollector {
         start = .now
     }
 
+    /// Resumed by the last expected callback (or by the timeout in `finish`).
+    private var waiter: CheckedContinuation<Void, Never>?
+
     func record(_ kind: Kind) {
         guard kind == self.kind else { return }
         received += 1
         last = .now
         samples.append((last - start).milliseconds)
+        if received >= expected { wake() }
+    }
+
+    private func wake() {
+        waiter?.resume()
+        waiter = nil
     }
 
     func countSubscription() { subscribedStreams += 1 }
     func recordJoin() { if kind == .add { lastJoin = .now } }
 
     /// Waits (bounded) for every expected callback; returns start → last callback in ms.
+    /// The last callback resumes it: no polling competes with the clients for the main actor.
     func finish() async throws -> Double {
-        await waitUntil(.seconds(30)) { self.received >= self.expected }
+        if received < expected {
+            let timeout = Task { [weak self] in
+                guard (try? await Task.sleep(for: .seconds(30))) != nil else { return }  // cancelled: the callbacks came
+                self?.wake()
+            }
+            await withCheckedContinuation { waiter = $0 }
+            timeout.cancel()
+        }
         guard received >= expected else { throw BenchError("only \(received) of \(expected) callbacks arrived") }
         kind = nil
         return (last - start).milliseconds

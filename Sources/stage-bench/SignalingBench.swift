@@ -16,7 +16,7 @@ struct SignalingBench: AsyncParsableCommand {
 
     @Option(help: "Publishing clients.") var publishers = 12
     @Option(help: "Subscribe-only clients.") var subscribers = 500
-    @Option(help: "Mute toggles and publish changes measured (each).") var trials = 20
+    @Option(help: "Mute toggles and publish changes measured (each); p99 needs about 100.") var trials = 100
     @Option(help: "Joins in flight at once.") var concurrency = 32
     @Option(help: "stage-server binary (default: beside this tool).") var serverBin: String?
 
