@@ -3,7 +3,7 @@ import GRDB
 import Synchronization
 
 /// The embedded SQLite store (GRDB). All access goes through one serial `DatabaseQueue`, and
-/// every read or write first runs the signaling writes enqueued before it, so control-plane
+/// every control-plane read or write first runs the signaling writes enqueued before it, so control-plane
 /// reads are consistent with every signaling event that happened before them, even though
 /// signaling writes are asynchronous.
 ///
@@ -85,17 +85,16 @@ final class Store: Sendable {
         return try await queue.read(work)
     }
 
+    /// A control-plane write, after the enqueued writes (in their own transaction: a refused
+    /// write rolls back only itself).
     func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await queue.write { [self] db in
-            runPending(db)
-            return try work(db)
-        }
+        try await flush()
+        return try await queue.write(work)
     }
 
     /// A value kept in the `meta` table, created by `make` on first use.
     func metaValue(_ key: String, make: @escaping @Sendable () -> String) throws -> String {
-        try queue.write { [self] db in
-            runPending(db)
+        try queue.write { db in
             if let value = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) {
                 return value
             }
