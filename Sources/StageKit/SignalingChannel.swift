@@ -36,13 +36,9 @@ final class SignalingChannel: Sendable {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                     let writer = Task {
                         for await item in outgoingStream {
-                            let text: String
-                            switch item {
-                            case .message(let message):
-                                guard let encoded = try? codec.encode(message) else { continue }
-                                text = encoded
-                            case .text(let raw):
-                                text = raw
+                            let text = switch item {
+                            case .message(let message): codec.encode(message)
+                            case .text(let raw): raw
                             }
                             try? await outbound.write(.text(text))
                         }

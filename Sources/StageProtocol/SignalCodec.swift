@@ -11,8 +11,8 @@ import Foundation
 public struct SignalCodec: Sendable {
     public init() {}
 
-    public func encode(_ message: ServerMessage) throws -> String { message.fastJSON }
-    public func encode(_ message: ClientMessage) throws -> String { message.fastJSON }
+    public func encode(_ message: ServerMessage) -> String { message.fastJSON }
+    public func encode(_ message: ClientMessage) -> String { message.fastJSON }
 
     public func decodeClient(_ text: String) throws -> ClientMessage {
         if let message = try? ClientMessage(fastJSON: text) { return message }

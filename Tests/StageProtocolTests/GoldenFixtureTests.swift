@@ -40,7 +40,7 @@ import Testing
         let codec = SignalCodec()
         let message = try codec.decodeClient(String(decoding: data, as: UTF8.self))
         #expect(message.type == Self.expectedType(name))
-        let encoded = try codec.encode(message)
+        let encoded = codec.encode(message)
         #expect(Data(encoded.utf8) == data, "re-encoded \(name):\n\(encoded)")
     }
 
@@ -50,7 +50,7 @@ import Testing
         let codec = SignalCodec()
         let message = try codec.decodeServer(String(decoding: data, as: UTF8.self))
         #expect(message.type == Self.expectedType(name))
-        let encoded = try codec.encode(message)
+        let encoded = codec.encode(message)
         #expect(Data(encoded.utf8) == data, "re-encoded \(name):\n\(encoded)")
     }
 

@@ -5,12 +5,12 @@ extension JSONValue {
     typealias Declined = JSONFastPathDeclined
 
     func required(_ key: String) throws(Declined) -> JSONValue {
-        guard let value = self[key], value != .null else { throw Declined() }
+        guard let value = self[key], !value.isNull else { throw Declined() }
         return value
     }
 
     func optional(_ key: String) -> JSONValue? {
-        guard let value = self[key], value != .null else { return nil }
+        guard let value = self[key], !value.isNull else { return nil }
         return value
     }
 

@@ -3,7 +3,7 @@
 /// Deliberately narrower than JSON: numbers must be integers that fit `Int`, objects may not
 /// repeat a key, and nesting stops at `JSONValue.maxDepth`. Text outside that subset is not an
 /// error of the protocol — `SignalCodec` hands it to Foundation's `JSONDecoder`, which decides.
-enum JSONValue: Equatable {
+enum JSONValue {
     case null
     case bool(Bool)
     case integer(Int)
@@ -21,16 +21,8 @@ enum JSONValue: Equatable {
         return nil
     }
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.integer(let a), .integer(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-        default: false
-        }
+    var isNull: Bool {
+        if case .null = self { true } else { false }
     }
 }
 

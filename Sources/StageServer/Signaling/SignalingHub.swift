@@ -18,7 +18,7 @@ actor SignalingHub {
 
     func isConnected(stageId: String, participantId: String) -> Bool { rooms[stageId]?.members[participantId] != nil }
 
-    func encode(_ message: ServerMessage) -> String { SignalingPeer.wireText(message) }
+    func encode(_ message: ServerMessage) -> String { SignalCodec().encode(message) }
 
     func broadcast(_ message: ServerMessage, to peers: [SignalingPeer]) {
         guard !peers.isEmpty else { return }

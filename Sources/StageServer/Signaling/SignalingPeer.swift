@@ -16,11 +16,6 @@ final class SignalingPeer: Sendable {
 
     static let queueLimit = 4096
 
-    /// A server message as one text frame; an internal-error frame if it cannot be encoded.
-    static func wireText(_ message: ServerMessage) -> String {
-        (try? SignalCodec().encode(message)) ?? #"{"v":1,"type":"error","code":5000,"message":"encoding failed"}"#
-    }
-
     let connectionId: UInt64
     let participant: ParticipantDescriptor
     let sessionFacts: ClientDescription?

@@ -45,7 +45,7 @@ struct SignalingSession {
             peerSetup = try await admit(first)
         } catch let refusal as ServerMessage.SignalError {
             ServerMetrics.signalingRejected(reason: "\(refusal.code)")
-            try? await outbound.write(.text(encoded(.error(refusal))))
+            try? await outbound.write(.text(codec.encode(.error(refusal))))
             try? await outbound.close(.policyViolation, reason: refusal.message.prefix(120).description)
             return
         } catch {
@@ -211,8 +211,6 @@ struct SignalingSession {
                          queue: queue, expiry: Double(claims.exp))
     }
 
-    private func encoded(_ message: ServerMessage) -> String { SignalingPeer.wireText(message) }
-
     /// Writes queued frames in order; closes the socket after a final frame or when the queue ends.
     static func drain(_ queue: AsyncStream<SignalingPeer.Outgoing>, to outbound: WebSocketOutboundWriter) async {
         for await item in queue {
@@ -220,7 +218,7 @@ struct SignalingSession {
             case .text(let text):
                 do { try await outbound.write(.text(text)) } catch { return }
             case .message(let message):
-                do { try await outbound.write(.text(SignalingPeer.wireText(message))) } catch { return }
+                do { try await outbound.write(.text(SignalCodec().encode(message))) } catch { return }
             case .close(let text):
                 try? await outbound.write(.text(text))
                 try? await outbound.close(.normalClosure, reason: nil)
@@ -238,7 +236,7 @@ struct SignalingSession {
             try? await Task.sleep(for: .milliseconds(500))
             guard let joined = liveness.participant.withLock({ $0 }) else {
                 if ContinuousClock.now - start > SignalingLimits.joinTimeout {
-                    try? await outbound.write(.text(encoded(.error(.init(code: .notJoined, message: "no join within 10 s")))))
+                    try? await outbound.write(.text(codec.encode(.error(.init(code: .notJoined, message: "no join within 10 s")))))
                     try? await outbound.close(.policyViolation, reason: "no join within 10 s")
                     return
                 }
