@@ -1,6 +1,6 @@
 // libFuzzer target for StageWire's SDP parser: whatever parses must serialize and parse back to
 // an equal value, and every typed view must return without trapping. Build and run with
-// scripts/fuzz-wire.sh (swiftc -sanitize=fuzzer,address).
+// scripts/fuzz.sh (swiftc -sanitize=fuzzer,address).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireSDP(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -1,5 +1,5 @@
 // libFuzzer target for StageWire's STUN parser and builder, the RFC 7983 demultiplexer and the
-// IP address text reader. Build and run with scripts/fuzz-wire.sh (swiftc -sanitize=fuzzer,address).
+// IP address text reader. Build and run with scripts/fuzz.sh (swiftc -sanitize=fuzzer,address).
 //
 // Checks, beyond "never crashes":
 // - every typed accessor of a parsed message either returns or throws;

@@ -1,12 +1,12 @@
 import StageWire
 import Testing
 
-/// Runs `body` and returns the RTPError it throws, or nil.
-func rtpError<T>(_ body: () throws -> T) -> RTPError? {
+/// Runs `body` and returns the error of type `E` it throws, or nil; any other error is recorded as an issue.
+func thrownError<E: Error, T>(_ type: E.Type, _ body: () throws -> T) -> E? {
     do {
         _ = try body()
         return nil
-    } catch let error as RTPError {
+    } catch let error as E {
         return error
     } catch {
         Issue.record("unexpected error \(error)")
@@ -14,31 +14,9 @@ func rtpError<T>(_ body: () throws -> T) -> RTPError? {
     }
 }
 
-/// Runs `body` and returns the RTCPError it throws, or nil.
-func rtcpError<T>(_ body: () throws -> T) -> RTCPError? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as RTCPError {
-        return error
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
-    }
-}
-
-/// Runs `body` and returns the VP8Error it throws, or nil.
-func vp8Error<T>(_ body: () throws -> T) -> VP8Error? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as VP8Error {
-        return error
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
-    }
-}
+func rtpError<T>(_ body: () throws -> T) -> RTPError? { thrownError(RTPError.self, body) }
+func rtcpError<T>(_ body: () throws -> T) -> RTCPError? { thrownError(RTCPError.self, body) }
+func vp8Error<T>(_ body: () throws -> T) -> VP8Error? { thrownError(VP8Error.self, body) }
 
 /// One row of a malformed-bytes table (pion's `TestUnmarshal_ErrorHandling`): a name citing the
 /// rule broken, the bytes, and the error they must produce.

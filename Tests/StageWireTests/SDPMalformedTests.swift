@@ -10,14 +10,7 @@ struct SDPMalformedCase: Sendable, CustomTestStringConvertible {
 }
 
 /// Runs `body` and returns the SDPError it throws, or nil.
-func sdpError<T>(_ body: () throws(SDPError) -> T) -> SDPError? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
-    }
-}
+func sdpError<T>(_ body: () throws(SDPError) -> T) -> SDPError? { thrownError(SDPError.self, body) }
 
 /// Malformed SDP, each case named after the rule it breaks; errors carry the line number.
 @Suite struct SDPMalformedTests {

@@ -13,14 +13,7 @@ func hmacSHA256(_ key: [UInt8], _ data: UnsafeRawBufferPointer) -> [UInt8] {
 }
 
 /// Runs `body` and returns the STUNError it throws, or nil.
-func stunError<T>(_ body: () throws(STUNError) -> T) -> STUNError? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
-    }
-}
+func stunError<T>(_ body: () throws(STUNError) -> T) -> STUNError? { thrownError(STUNError.self, body) }
 
 /// `bytes` with the STUN length field (bytes 2–3) set to `length`.
 func withLength(_ bytes: [UInt8], _ length: Int) -> [UInt8] {

@@ -56,11 +56,11 @@ public struct RTCPFullIntraRequest: RTCPPacketBody {
 
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
         guard !entries.isEmpty else { throw .firInvalidFCI(bytes: 0) }
-        out.appendWire(senderSSRC)
-        out.appendWire(mediaSSRC)
+        out.appendBigEndian(senderSSRC)
+        out.appendBigEndian(mediaSSRC)
         for entry in entries {
-            out.appendWire(entry.ssrc)
-            out.appendWire(UInt32(entry.sequenceNumber) << 24)
+            out.appendBigEndian(entry.ssrc)
+            out.appendBigEndian(UInt32(entry.sequenceNumber) << 24)
         }
     }
 }

@@ -81,11 +81,11 @@ public struct RTCPGenericNACK: RTCPPacketBody {
 
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
         guard !entries.isEmpty else { throw .nackWithoutFCI }
-        out.appendWire(senderSSRC)
-        out.appendWire(mediaSSRC)
+        out.appendBigEndian(senderSSRC)
+        out.appendBigEndian(mediaSSRC)
         for entry in entries {
-            out.appendWire(entry.packetID)
-            out.appendWire(entry.lostBitmask)
+            out.appendBigEndian(entry.packetID)
+            out.appendBigEndian(entry.lostBitmask)
         }
     }
 }

@@ -50,10 +50,10 @@ public struct RTCPGoodbye: RTCPPacketBody {
     }
 
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
-        for source in sources { out.appendWire(source) }
+        for source in sources { out.appendBigEndian(source) }
         guard let reason else { return }
         guard reason.count <= 255 else { throw .valueTooLong(reason.count) }
-        out.appendWire(UInt8(reason.count))
+        out.appendBigEndian(UInt8(reason.count))
         out.append(contentsOf: reason)
         out.appendWireZeros(RTPHeader.roundedToWords(1 + reason.count) - 1 - reason.count)
     }

@@ -88,9 +88,9 @@ public struct RTCPHeader: Hashable, Sendable {
 
     /// Appends the 4 header bytes.
     public func serialize(into out: inout [UInt8]) {
-        out.appendWire(RTPHeader.version << 6 | (padding ? 0x20 : 0) | (count & Self.maxCount))
-        out.appendWire(packetType.rawValue)
-        out.appendWire(length)
+        out.appendBigEndian(RTPHeader.version << 6 | (padding ? 0x20 : 0) | (count & Self.maxCount))
+        out.appendBigEndian(packetType.rawValue)
+        out.appendBigEndian(length)
     }
 }
 
@@ -123,5 +123,43 @@ public struct RTCPPacketFrame: Hashable, Sendable {
         self.header = header
         self.range = offset..<end
         self.bodyRange = (offset + RTCPHeader.size)..<bodyEnd
+    }
+}
+
+extension RTCPPacketFrame {
+    /// Frames a buffer that must hold exactly one packet.
+    /// - Throws: framing errors, or `RTCPError.trailingBytes` if bytes follow the packet.
+    static func single(_ packet: UnsafeRawBufferPointer) throws(RTCPError) -> RTCPPacketFrame {
+        let frame = try RTCPPacketFrame(buffer: packet)
+        guard frame.range.upperBound == packet.count else { throw .trailingBytes(packet.count - frame.range.upperBound) }
+        return frame
+    }
+}
+
+extension RTCPHeader {
+    /// Appends one packet: the header, `writeBody` (which appends exactly `bodySize` bytes), and
+    /// padding to 32 bits with the P bit set and the count in the last octet (RFC 3550 §6.4.1).
+    /// `out` is left as it was on error.
+    /// - Throws: `RTCPError.countTooLarge` above 31, `.packetTooLong` past the length field, or
+    ///   what `writeBody` throws.
+    static func appendPacket(type: RTCPPacketType, count: Int, bodySize: Int, into out: inout [UInt8],
+                             writeBody: (inout [UInt8]) throws(RTCPError) -> Void) throws(RTCPError) {
+        guard count <= Int(maxCount) else { throw .countTooLarge(count) }
+        let size = size + RTPHeader.roundedToWords(bodySize)
+        guard size / 4 - 1 <= Int(UInt16.max) else { throw .packetTooLong(bytes: size) }
+        let padding = size - Self.size - bodySize
+        let start = out.count
+        out.reserveCapacity(start + size)
+        RTCPHeader(padding: padding > 0, count: UInt8(count), packetType: type, length: UInt16(size / 4 - 1)).serialize(into: &out)
+        do {
+            try writeBody(&out)
+        } catch {
+            out.removeSubrange(start...)
+            throw error
+        }
+        if padding > 0 {
+            out.appendWireZeros(padding - 1)
+            out.append(UInt8(padding))
+        }
     }
 }

@@ -45,9 +45,7 @@ public enum RTCPPacket: Hashable, Sendable {
     /// Parses exactly one packet filling `packet`.
     /// - Throws: framing errors, `RTCPError.trailingBytes` if bytes follow it, or its type's errors.
     public init(parsing packet: UnsafeRawBufferPointer) throws(RTCPError) {
-        let frame = try RTCPPacketFrame(buffer: packet)
-        guard frame.range.upperBound == packet.count else { throw .trailingBytes(packet.count - frame.range.upperBound) }
-        try self.init(frame: frame, in: packet)
+        try self.init(frame: try RTCPPacketFrame.single(packet), in: packet)
     }
 
     /// Parses exactly one packet held in an array.

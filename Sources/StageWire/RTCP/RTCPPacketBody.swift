@@ -24,8 +24,7 @@ extension RTCPPacketBody {
     /// Parses exactly one packet of this type (header, body, padding) filling `packet`.
     /// - Throws: framing errors, `RTCPError.trailingBytes` if bytes follow the packet, `RTCPError.wrongPacketType`, or the type's own errors.
     public init(parsing packet: UnsafeRawBufferPointer) throws(RTCPError) {
-        let frame = try RTCPPacketFrame(buffer: packet)
-        guard frame.range.upperBound == packet.count else { throw .trailingBytes(packet.count - frame.range.upperBound) }
+        let frame = try RTCPPacketFrame.single(packet)
         let header = frame.header
         guard header.packetType == Self.packetType, Self.feedbackFormat.map({ $0 == header.count }) ?? true else {
             throw .wrongPacketType(expected: Self.packetType, got: header.packetType, format: header.count)
@@ -46,25 +45,9 @@ extension RTCPPacketBody {
     /// - Throws: `RTCPError.countTooLarge` / `.valueTooLong` / `.packetTooLong` when a field
     ///   cannot hold the value, and type-specific errors.
     public func serialize(into out: inout [UInt8]) throws(RTCPError) {
-        let count = Self.feedbackFormat.map(Int.init) ?? countField
-        guard count <= Int(RTCPHeader.maxCount) else { throw .countTooLarge(count) }
-        let body = bodySize
-        let size = marshalSize
-        guard size / 4 - 1 <= Int(UInt16.max) else { throw .packetTooLong(bytes: size) }
-        let padding = size - RTCPHeader.size - body
-        let start = out.count
-        out.reserveCapacity(start + size)
-        RTCPHeader(padding: padding > 0, count: UInt8(count), packetType: Self.packetType, length: UInt16(size / 4 - 1))
-            .serialize(into: &out)
-        do {
+        try RTCPHeader.appendPacket(type: Self.packetType, count: Self.feedbackFormat.map(Int.init) ?? countField,
+                                    bodySize: bodySize, into: &out) { (out: inout [UInt8]) throws(RTCPError) in
             try serializeBody(into: &out)
-        } catch {
-            out.removeSubrange(start...)  // leave `out` as it was
-            throw error
-        }
-        if padding > 0 {
-            out.appendWireZeros(padding - 1)
-            out.append(UInt8(padding))
         }
     }
 

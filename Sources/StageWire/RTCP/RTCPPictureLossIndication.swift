@@ -30,7 +30,7 @@ public struct RTCPPictureLossIndication: RTCPPacketBody {
     }
 
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
-        out.appendWire(senderSSRC)
-        out.appendWire(mediaSSRC)
+        out.appendBigEndian(senderSSRC)
+        out.appendBigEndian(mediaSSRC)
     }
 }

@@ -26,16 +26,6 @@ public struct RTCPRawPacket: Hashable, Sendable {
     /// set (RFC 3550 §6.4.1).
     /// - Throws: `RTCPError.countTooLarge` above 31, `.packetTooLong` past the length field.
     public func serialize(into out: inout [UInt8]) throws(RTCPError) {
-        guard count <= RTCPHeader.maxCount else { throw .countTooLarge(Int(count)) }
-        let size = marshalSize
-        guard size / 4 - 1 <= Int(UInt16.max) else { throw .packetTooLong(bytes: size) }
-        let padding = size - RTCPHeader.size - body.count
-        RTCPHeader(padding: padding > 0, count: count, packetType: packetType, length: UInt16(size / 4 - 1))
-            .serialize(into: &out)
-        out.append(contentsOf: body)
-        if padding > 0 {
-            out.appendWireZeros(padding - 1)
-            out.append(UInt8(padding))
-        }
+        try RTCPHeader.appendPacket(type: packetType, count: Int(count), bodySize: body.count, into: &out) { $0.append(contentsOf: body) }
     }
 }

@@ -79,10 +79,10 @@ public struct RTCPReceiverEstimatedMaxBitrate: RTCPPacketBody {
             mantissa >>= 1
             exponent += 1
         }
-        out.appendWire(senderSSRC)
-        out.appendWire(UInt32(0))
-        out.appendWire(Self.identifier)
-        out.appendWire(UInt32(ssrcs.count) << 24 | exponent << 18 | UInt32(mantissa))
-        for ssrc in ssrcs { out.appendWire(ssrc) }
+        out.appendBigEndian(senderSSRC)
+        out.appendBigEndian(UInt32(0))
+        out.appendBigEndian(Self.identifier)
+        out.appendBigEndian(UInt32(ssrcs.count) << 24 | exponent << 18 | UInt32(mantissa))
+        for ssrc in ssrcs { out.appendBigEndian(ssrc) }
     }
 }

@@ -35,7 +35,7 @@ public struct RTCPReceiverReport: RTCPPacketBody {
     }
 
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
-        out.appendWire(ssrc)
+        out.appendBigEndian(ssrc)
         for report in reports { report.serialize(into: &out) }
         out.append(contentsOf: profileExtensions)
     }

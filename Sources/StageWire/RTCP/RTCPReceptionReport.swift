@@ -58,14 +58,14 @@ public struct RTCPReceptionReport: Hashable, Sendable {
     }
 
     func serialize(into out: inout [UInt8]) {
-        out.appendWire(ssrc)
-        out.appendWire(fractionLost)
+        out.appendBigEndian(ssrc)
+        out.appendBigEndian(fractionLost)
         let lost = min(max(cumulativeLost, Self.cumulativeLostRange.lowerBound), Self.cumulativeLostRange.upperBound)
         out.appendWire24(UInt32(bitPattern: lost))
-        out.appendWire(extendedHighestSequenceNumber)
-        out.appendWire(jitter)
-        out.appendWire(lastSenderReport)
-        out.appendWire(delaySinceLastSenderReport)
+        out.appendBigEndian(extendedHighestSequenceNumber)
+        out.appendBigEndian(jitter)
+        out.appendBigEndian(lastSenderReport)
+        out.appendBigEndian(delaySinceLastSenderReport)
     }
 
     /// Reads `count` blocks, throwing `packetTooShort` for `type` if they do not fit.

@@ -57,11 +57,11 @@ public struct RTCPSenderReport: RTCPPacketBody {
     }
 
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
-        out.appendWire(ssrc)
-        out.appendWire(ntpTime)
-        out.appendWire(rtpTime)
-        out.appendWire(packetCount)
-        out.appendWire(octetCount)
+        out.appendBigEndian(ssrc)
+        out.appendBigEndian(ntpTime)
+        out.appendBigEndian(rtpTime)
+        out.appendBigEndian(packetCount)
+        out.appendBigEndian(octetCount)
         for report in reports { report.serialize(into: &out) }
         out.append(contentsOf: profileExtensions)
     }

@@ -102,12 +102,12 @@ public struct RTCPSourceDescription: RTCPPacketBody {
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
         for chunk in chunks {
             let start = out.count
-            out.appendWire(chunk.source)
+            out.appendBigEndian(chunk.source)
             for item in chunk.items {
                 guard item.type != .end else { throw .sdesEndItem }
                 guard item.value.count <= 255 else { throw .valueTooLong(item.value.count) }
-                out.appendWire(item.type.rawValue)
-                out.appendWire(UInt8(item.value.count))
+                out.appendBigEndian(item.type.rawValue)
+                out.appendBigEndian(UInt8(item.value.count))
                 out.append(contentsOf: item.value)
             }
             out.appendWireZeros(chunk.size - (out.count - start))

@@ -127,9 +127,16 @@ public struct RTCPTransportCCFeedback: RTCPPacketBody {
         self = feedback
     }
 
+    /// Appends the body; on error `serialize(into:)` removes what was appended.
     public func serializeBody(into out: inout [UInt8]) throws(RTCPError) {
         guard packetStatusCount > 0 else { throw .transportCCEmpty }
-        var deltaBytes: [UInt8] = []
+        out.appendBigEndian(senderSSRC)
+        out.appendBigEndian(mediaSSRC)
+        out.appendBigEndian(baseSequenceNumber)
+        out.appendBigEndian(packetStatusCount)
+        out.appendWire24(UInt32(bitPattern: referenceTime))
+        out.appendBigEndian(feedbackPacketCount)
+        for chunk in chunks { out.appendBigEndian(chunk.rawValue) }
         var next = 0
         var described = 0
         try forEachSymbol { index, symbol throws(RTCPError) in
@@ -141,22 +148,14 @@ public struct RTCPTransportCCFeedback: RTCPPacketBody {
             next += 1
             if symbol == 1 {
                 guard delta >= 0, delta <= 255 else { throw .transportCCDeltaMismatch }
-                deltaBytes.append(UInt8(delta))
+                out.append(UInt8(delta))
             } else {
-                deltaBytes.appendWire(UInt16(bitPattern: delta))
+                out.appendBigEndian(UInt16(bitPattern: delta))
             }
         }
         guard described == Int(packetStatusCount) else {
             throw .transportCCStatusCountOverflow(statusCount: Int(packetStatusCount), described: described)
         }
         guard next == receiveDeltas.count else { throw .transportCCDeltaMismatch }
-        out.appendWire(senderSSRC)
-        out.appendWire(mediaSSRC)
-        out.appendWire(baseSequenceNumber)
-        out.appendWire(packetStatusCount)
-        out.appendWire24(UInt32(bitPattern: referenceTime))
-        out.appendWire(feedbackPacketCount)
-        for chunk in chunks { out.appendWire(chunk.rawValue) }
-        out.append(contentsOf: deltaBytes)
     }
 }

@@ -89,32 +89,13 @@ extension UnsafeMutableRawBufferPointer {
     }
 }
 
-/// Big-endian appends used by every `serialize(into:)`.
+/// Big-endian appends used by every `serialize(into:)` beside `appendBigEndian`.
 extension Array where Element == UInt8 {
-    mutating func appendWire(_ value: UInt8) {
-        append(value)
-    }
-
-    mutating func appendWire(_ value: UInt16) {
-        append(UInt8(truncatingIfNeeded: value >> 8))
-        append(UInt8(truncatingIfNeeded: value))
-    }
-
     /// The low 24 bits of `value`, big-endian.
     mutating func appendWire24(_ value: UInt32) {
         append(UInt8(truncatingIfNeeded: value >> 16))
         append(UInt8(truncatingIfNeeded: value >> 8))
         append(UInt8(truncatingIfNeeded: value))
-    }
-
-    mutating func appendWire(_ value: UInt32) {
-        append(UInt8(truncatingIfNeeded: value >> 24))
-        appendWire24(value)
-    }
-
-    mutating func appendWire(_ value: UInt64) {
-        appendWire(UInt32(truncatingIfNeeded: value >> 32))
-        appendWire(UInt32(truncatingIfNeeded: value))
     }
 
     /// Appends `count` zero bytes.

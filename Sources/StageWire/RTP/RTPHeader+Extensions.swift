@@ -88,8 +88,8 @@ extension RTPHeader {
         guard body.count / 4 <= Int(UInt16.max) else { throw .extensionBlockTooLong(bytes: body.count) }
         var block: [UInt8] = []
         block.reserveCapacity(extensionHeaderSize + body.count)
-        block.appendWire(builder.form.profile)
-        block.appendWire(UInt16(body.count / 4))
+        block.appendBigEndian(builder.form.profile)
+        block.appendBigEndian(UInt16(body.count / 4))
         block.append(contentsOf: body)
         packet.replaceSubrange(header.extensionHeaderOffset..<header.marshalSize, with: block)
         packet[0] |= RTPHeaderBits.extensionMask

@@ -15,16 +15,16 @@ extension RTPHeader {
         var first = Self.version << RTPHeaderBits.versionShift | UInt8(csrcs.count)
         if padding { first |= RTPHeaderBits.paddingMask }
         if hasExtension { first |= RTPHeaderBits.extensionMask }
-        out.appendWire(first)
-        out.appendWire((marker ? RTPHeaderBits.markerMask : 0) | (payloadType & RTPHeaderBits.payloadTypeMask))
-        out.appendWire(sequenceNumber)
-        out.appendWire(timestamp)
-        out.appendWire(ssrc)
-        for csrc in csrcs { out.appendWire(csrc) }
+        out.appendBigEndian(first)
+        out.appendBigEndian((marker ? RTPHeaderBits.markerMask : 0) | (payloadType & RTPHeaderBits.payloadTypeMask))
+        out.appendBigEndian(sequenceNumber)
+        out.appendBigEndian(timestamp)
+        out.appendBigEndian(ssrc)
+        for csrc in csrcs { out.appendBigEndian(csrc) }
         guard let extensionProfile else { return }
         let bodySize = Self.roundedToWords(extensionLength)
-        out.appendWire(extensionProfile)
-        out.appendWire(UInt16(truncatingIfNeeded: bodySize / 4))
+        out.appendBigEndian(extensionProfile)
+        out.appendBigEndian(UInt16(truncatingIfNeeded: bodySize / 4))
         let copied = min(bodySize, extensionBody.count)
         if copied > 0 { out.append(contentsOf: extensionBody[0..<copied]) }
         out.appendWireZeros(bodySize - copied)

@@ -27,10 +27,12 @@ public struct SDPFingerprint: SDPAttributeValue, CustomStringConvertible {
         }
     }
 
-    public var sdpValue: String {
+    public var sdpValue: String { "\(hashFunction) \(hex)" }
+
+    /// The digest as uppercase hex pairs joined by colons, `AB:CD:…`.
+    public var hex: String {
         let digits: [Character] = Array("0123456789ABCDEF")
-        let hex = bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: ":")
-        return "\(hashFunction) \(hex)"
+        return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: ":")
     }
 
     public var description: String { sdpValue }

@@ -146,14 +146,6 @@ public struct SDPExtensionMap: SDPAttributeValue {
     /// Extension attributes after the URI, as written.
     public var attributes: String?
 
-    // URIs WebRTC negotiates.
-    public static let midURI = "urn:ietf:params:rtp-hdrext:sdes:mid"
-    public static let ridURI = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
-    public static let repairedRIDURI = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id"
-    public static let absSendTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
-    public static let transportCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
-    public static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
-
     public init(id: UInt16, direction: SDPDirection? = nil, uri: String, attributes: String? = nil) {
         self.id = id
         self.direction = direction

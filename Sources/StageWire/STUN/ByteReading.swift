@@ -1,4 +1,4 @@
-// Big-endian reads and writes on byte arrays, shared by the STUN parser and builder. Callers
+// Big-endian reads and writes on byte arrays, shared by the STUN, RTP and RTCP code. Callers
 // check bounds before reading; these helpers only assemble the integers.
 
 extension Array where Element == UInt8 {

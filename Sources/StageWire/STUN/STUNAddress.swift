@@ -53,14 +53,18 @@ public struct STUNAddress: Hashable, Sendable, CustomStringConvertible {
         }
         var port = UInt16(value[start + 2]) << 8 | UInt16(value[start + 3])
         var address = Array(value[(start + 4)...])
-        if let xorKey {
-            port ^= UInt16(xorKey[0]) << 8 | UInt16(xorKey[1])
-            for index in address.indices { address[index] ^= xorKey[index] }
-        }
+        if let xorKey { Self.xor(port: &port, address: &address, with: xorKey) }
         guard let ip = IPAddress(bytes: address) else {
             throw .invalidAttributeLength(type: type, length: value.count)
         }
         return STUNAddress(ip: ip, port: port)
+    }
+
+    /// XOR-MAPPED-ADDRESS obfuscation (RFC 8489 §14.2): the port with the key's first 16 bits,
+    /// the address with the key's leading bytes. Its own inverse.
+    private static func xor(port: inout UInt16, address: inout [UInt8], with key: [UInt8]) {
+        port ^= UInt16(key[0]) << 8 | UInt16(key[1])
+        for index in address.indices { address[index] ^= key[index] }
     }
 
     /// Encodes the value of a (XOR-)MAPPED-ADDRESS; `xorKey` as in `decode`.
@@ -68,10 +72,7 @@ public struct STUNAddress: Hashable, Sendable, CustomStringConvertible {
         var out: [UInt8] = [0, ip.stunFamily]
         var port = self.port
         var address = ip.bytes
-        if let xorKey {
-            port ^= UInt16(xorKey[0]) << 8 | UInt16(xorKey[1])
-            for index in address.indices { address[index] ^= xorKey[index] }
-        }
+        if let xorKey { Self.xor(port: &port, address: &address, with: xorKey) }
         out.appendBigEndian(port)
         out += address
         return out

@@ -31,7 +31,7 @@ public struct STUNErrorCode: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(code) \(reason)" }
 
     /// §14.8: the reason phrase is at most 127 characters and 763 bytes.
-    static let maximumReasonBytes = 763
+    static let maximumReasonBytes = STUNMessageBuilder.maximumTextBytes
 
     static func decode(_ value: ArraySlice<UInt8>) throws(STUNError) -> STUNErrorCode {
         guard value.count >= 4 else {

@@ -149,7 +149,10 @@ public struct STUNMessage: Hashable, Sendable {
         bytes[attribute.valueRange]
     }
 
-    func attribute(at offset: Int) -> STUNAttribute {
+    func attribute(at offset: Int) -> STUNAttribute { Self.attribute(at: offset, in: bytes) }
+
+    /// The attribute whose 4-byte header starts at `offset` (the caller checked it fits).
+    static func attribute(at offset: Int, in bytes: [UInt8]) -> STUNAttribute {
         STUNAttribute(
             type: STUNAttributeType(rawValue: bytes.readUInt16(at: offset)),
             offset: offset, length: Int(bytes.readUInt16(at: offset + 2)))
@@ -169,9 +172,7 @@ public struct STUNMessage: Hashable, Sendable {
 
             public mutating func next() -> STUNAttribute? {
                 guard offset + 4 <= end else { return nil }
-                let attribute = STUNAttribute(
-                    type: STUNAttributeType(rawValue: bytes.readUInt16(at: offset)),
-                    offset: offset, length: Int(bytes.readUInt16(at: offset + 2)))
+                let attribute = STUNMessage.attribute(at: offset, in: bytes)
                 guard attribute.end <= end else { return nil }
                 offset = attribute.end
                 return attribute
