@@ -33,31 +33,23 @@ public final class Consumer {
     public func setPreferredLayer(_ layer: Int?) {
         guard selector != nil else { return }
         selector?.preferred = layer
-        producer?.keyframeNeeded(layer: layer ?? ((producer?.layers.count ?? 1) - 1))
+        guard let producer else { return }
+        producer.keyframeNeeded(layer: layer ?? producer.layers.count - 1)
     }
 
+    /// - Parameter isKeyframeStart: whether the packet starts a keyframe; the producer parses
+    ///   that at most once per packet, for whichever consumer asks first.
     func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, flowing: [Bool], payloadOffset: Int,
-                 now: ContinuousClock.Instant) {
+                 now: ContinuousClock.Instant, isKeyframeStart: () -> Bool) {
         guard !isPaused else { return }
-        if var selector {
-            let decision = selector.accept(layer: layer, flowing: flowing) {
-                VP8Keyframe.startsKeyframe(UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...]))
-            }
-            self.selector = selector
-            switch decision {
-            case .drop(let needsKeyframeOn):
-                if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, now: now) }
-                return
-            case .forward:
-                break
-            }
+        if case .drop(let needsKeyframeOn) = selector?.accept(layer: layer, flowing: flowing, isKeyframeStart: isKeyframeStart) {
+            if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, now: now) }
+            return
         }
-        var munger = self.munger
         if send(packet, { munger.rewrite($0, source: fields, now: now) }) {
             packetsForwarded += 1
             octetsForwarded += max(0, packet.count - payloadOffset)
         }
-        self.munger = munger
     }
 
     func translateSenderReport(source: UInt32, ntpTime: UInt64, rtpTime: UInt32) {
@@ -74,8 +66,8 @@ public final class Consumer {
         var resent = 0
         for outgoing in lost {
             cache.withPacket(ssrc: source, sequence: munger.sourceSequence(for: outgoing)) { packet in
-                let munger = self.munger, fields = RTPFixedFields(packet)
-                if send(packet, { var copy = munger; copy.rewrite($0, source: fields) }) { resent += 1 }
+                let fields = RTPFixedFields(packet)
+                if send(packet, { munger.rewriteRetransmission($0, source: fields) }) { resent += 1 }
             }
         }
         return resent
@@ -84,11 +76,9 @@ public final class Consumer {
     /// The subscriber asked for a keyframe (PLI/FIR): of the layer it receives or is switching to.
     public func requestKeyframe() {
         guard let producer else { return }
-        if let layer = selector?.target ?? selector?.current ?? selector.flatMap({ _ in producer.layers.indices.last }) {
-            producer.keyframeNeeded(layer: layer)
-        } else {
-            producer.keyframeNeeded()
-        }
+        guard let selector else { return producer.keyframeNeeded() }
+        // A simulcast consumer has a layer in mind; before its first switch, the highest.
+        producer.keyframeNeeded(layer: selector.target ?? selector.current ?? producer.layers.count - 1)
     }
 
     public func close() {

@@ -14,11 +14,12 @@ public struct LayerSelector: Sendable, Equatable {
 
     /// The layer to aim for, given which layers are flowing now.
     public func wanted(flowing: [Bool]) -> Int? {
-        let available = flowing.indices.filter { flowing[$0] }
-        guard let highest = available.last else { return nil }
+        guard let highest = flowing.lastIndex(of: true) else { return nil }
         guard let preferred else { return highest }
         // The preferred layer if it flows, else the closest below it, else the lowest above.
-        return available.last { $0 <= preferred } ?? available.first
+        let lowest = flowing.firstIndex(of: true)
+        guard preferred >= 0 else { return lowest }
+        return flowing[...min(preferred, flowing.count - 1)].lastIndex(of: true) ?? lowest
     }
 
     /// Decides for one packet of `layer`. `isKeyframeStart` is evaluated only when needed.

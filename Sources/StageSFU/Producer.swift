@@ -1,3 +1,5 @@
+import StageWire
+
 /// The kind of media a track carries.
 public enum MediaKind: String, Sendable, Hashable {
     case audio, video
@@ -12,9 +14,13 @@ public final class Producer {
     public internal(set) var ssrcs: Set<UInt32> = []
     /// Simulcast layers by rid, lowest quality first (empty for a plain track).
     public let layers: [String]
-    /// The SSRC each layer arrives on, once seen.
-    var layerSSRCs: [Int: UInt32] = [:]
-    private var lastPacketAt: [Int: ContinuousClock.Instant] = [:]
+    /// The SSRC each layer arrives on, once seen (indexed like `layers`).
+    var layerSSRCs: [UInt32?]
+    private var lastPacketAt: [ContinuousClock.Instant?]
+    /// Which layers delivered a packet recently, updated in place on each packet.
+    private var flowing: [Bool]
+    /// The SSRC of the latest packet not on a simulcast layer (a plain track's).
+    private var plainSSRC: UInt32?
     /// A layer silent this long no longer counts as flowing.
     public static let layerTimeout: Duration = .milliseconds(1500)
     var consumers: [Consumer] = []
@@ -27,9 +33,6 @@ public final class Producer {
     public var isMuted = false {
         didSet { if oldValue && !isMuted { keyframeNeeded() } }
     }
-    /// Packets received and forwarded, for stats.
-    public private(set) var packetsReceived = 0
-    public var consumerCount: Int { consumers.count }
 
     /// Keyframe requests towards the publisher are at most this frequent.
     public static let keyframeRequestInterval: Duration = .milliseconds(300)
@@ -39,6 +42,9 @@ public final class Producer {
         self.kind = kind
         self.layers = layers
         self.requestKeyframe = requestKeyframe
+        layerSSRCs = Array(repeating: nil, count: layers.count)
+        lastPacketAt = Array(repeating: nil, count: layers.count)
+        flowing = Array(repeating: false, count: layers.count)
         cache = kind == .video ? PacketCache() : nil
     }
 
@@ -49,19 +55,31 @@ public final class Producer {
     ///   - fields: its header fields, from the parse the caller already did.
     public func receive(_ packet: UnsafeMutableRawBufferPointer, fields: RTPFixedFields, layer: Int = 0, payloadOffset: Int = 12,
                         now: ContinuousClock.Instant = .now) {
-        packetsReceived += 1
         let ssrc = fields.ssrc
-        ssrcs.insert(ssrc)
-        if !layers.isEmpty {
-            layerSSRCs[layer] = ssrc
+        // `ssrcs` is hashed only when a layer (or the plain track) arrives on a new SSRC.
+        if layers.indices.contains(layer) {
+            if layerSSRCs[layer] != ssrc {
+                layerSSRCs[layer] = ssrc
+                ssrcs.insert(ssrc)
+            }
             lastPacketAt[layer] = now
+        } else if plainSSRC != ssrc {
+            plainSSRC = ssrc
+            ssrcs.insert(ssrc)
         }
         cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber)
         guard !isMuted else { return }
-        let flowing = layers.isEmpty ? [] : flowingLayers(now: now)
+        updateFlowing(now: now)
+        // Whether the packet starts a VP8 keyframe: parsed at most once, when a consumer asks.
+        var startsKeyframe: Bool?
+        let payload = UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...])
         for consumer in consumers {
             consumer.forward(UnsafeRawBufferPointer(packet), fields: fields, layer: layer, flowing: flowing,
-                             payloadOffset: payloadOffset, now: now)
+                             payloadOffset: payloadOffset, now: now) {
+                let starts = startsKeyframe ?? VP8PayloadDescriptor.isKeyframe(payload)
+                startsKeyframe = starts
+                return starts
+            }
         }
     }
 
@@ -72,25 +90,31 @@ public final class Producer {
         for consumer in consumers { consumer.translateSenderReport(source: ssrc, ntpTime: ntpTime, rtpTime: rtpTime) }
     }
 
-    /// Which layers delivered a packet recently.
-    func flowingLayers(now: ContinuousClock.Instant) -> [Bool] {
-        layers.indices.map { index in lastPacketAt[index].map { now - $0 < Self.layerTimeout } ?? false }
+    /// Marks which layers delivered a packet recently (in place: no allocation per packet).
+    private func updateFlowing(now: ContinuousClock.Instant) {
+        for index in flowing.indices {
+            flowing[index] = lastPacketAt[index].map { now - $0 < Self.layerTimeout } ?? false
+        }
     }
 
     /// Asks the publisher for a keyframe on one layer, rate limited per producer.
     func keyframeNeeded(layer: Int, now: ContinuousClock.Instant = .now) {
-        guard let ssrc = layerSSRCs[layer] else { return }
-        if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval { return }
-        lastKeyframeRequest = now
+        guard layerSSRCs.indices.contains(layer), let ssrc = layerSSRCs[layer], mayRequestKeyframe(now: now) else { return }
         requestKeyframe(ssrc)
     }
 
     /// A consumer or the SFU wants a keyframe: ask the publisher, rate limited.
     public func keyframeNeeded(now: ContinuousClock.Instant = .now) {
-        guard kind == .video, !ssrcs.isEmpty else { return }
-        if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval { return }
-        lastKeyframeRequest = now
+        guard kind == .video, !ssrcs.isEmpty, mayRequestKeyframe(now: now) else { return }
         for ssrc in ssrcs { requestKeyframe(ssrc) }
+    }
+
+    /// Whether a keyframe request may go now (at most one per `keyframeRequestInterval`); if so,
+    /// it counts as sent.
+    private func mayRequestKeyframe(now: ContinuousClock.Instant) -> Bool {
+        if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval { return false }
+        lastKeyframeRequest = now
+        return true
     }
 
     func attach(_ consumer: Consumer) {

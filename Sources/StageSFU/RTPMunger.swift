@@ -16,13 +16,13 @@ public struct RTPMunger: Sendable {
     /// The source whose numbering the offsets are for.
     private var sourceSSRC: UInt32?
     private var lastForwardedAt: ContinuousClock.Instant?
-    /// RTP clock ticks per millisecond (90 for video, 48 for Opus).
-    public let ticksPerMillisecond: UInt32
+    /// RTP clock ticks per millisecond of the 90 kHz video clock: sources switch between
+    /// simulcast video layers.
+    static let ticksPerMillisecond: UInt32 = 90
 
-    public init(outgoingSSRC: UInt32, payloadType: UInt8, clockRate: UInt32 = 90_000) {
+    public init(outgoingSSRC: UInt32, payloadType: UInt8) {
         self.outgoingSSRC = outgoingSSRC
         self.payloadType = payloadType
-        ticksPerMillisecond = max(1, clockRate / 1000)
     }
 
     /// Rewrites `packet` in place (its header must be a parsed RTP header). On a switch of
@@ -40,7 +40,7 @@ public struct RTPMunger: Sendable {
             let elapsed = lastForwardedAt.map { now - $0 } ?? .zero
             let milliseconds = UInt32(clamping: max(1, elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
             sequenceOffset = lastSequence &+ 1 &- sequence
-            timestampOffset = lastTimestamp &+ milliseconds &* ticksPerMillisecond &- timestamp
+            timestampOffset = lastTimestamp &+ milliseconds &* Self.ticksPerMillisecond &- timestamp
         }
         lastForwardedAt = now
         let outSequence = sequence &+ sequenceOffset
@@ -49,8 +49,18 @@ public struct RTPMunger: Sendable {
             lastSequence = outSequence
             lastTimestamp = outTimestamp
         }
+        write(packet, sequence: outSequence, timestamp: outTimestamp)
+    }
+
+    /// Rewrites a cached packet of the current source being sent again (a NACK answer) with
+    /// the mapping already in place; changes nothing in the munger.
+    public func rewriteRetransmission(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields) {
+        write(packet, sequence: outgoingSequence(for: source.sequenceNumber), timestamp: outgoingTimestamp(for: source.timestamp))
+    }
+
+    private func write(_ packet: UnsafeMutableRawBufferPointer, sequence: UInt16, timestamp: UInt32) {
         // The packet was parsed as RTP before it reached a consumer: the fixed header is there.
-        try? RTPHeader.rewrite(sequenceNumber: outSequence, timestamp: outTimestamp, ssrc: outgoingSSRC, in: packet)
+        try? RTPHeader.rewrite(sequenceNumber: sequence, timestamp: timestamp, ssrc: outgoingSSRC, in: packet)
         try? RTPHeader.setPayloadType(payloadType, in: packet)
     }
 

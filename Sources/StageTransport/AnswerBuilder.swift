@@ -65,12 +65,13 @@ public struct AnswerBuilder {
         ]
         for (uri, id) in section.extensions.sorted(by: { $0.value < $1.value }) { lines.append("a=extmap:\(id) \(uri)") }
         let map = codec.rtpMap
-        lines.append("a=rtpmap:\(map.payloadType) \(map.encodingName)/\(map.clockRate)" + (map.channels.map { "/\($0)" } ?? ""))
+        lines.append(SDPLine.attribute(map).description)
         if !codec.parameters.isEmpty {
-            lines.append("a=fmtp:\(map.payloadType) " + codec.parameters.map { parameter in parameter.value.map { "\(parameter.name)=\($0)" } ?? parameter.name }.joined(separator: ";"))
+            lines.append(SDPLine.attribute(SDPFormatParameters(payloadType: map.payloadType, parameters: codec.parameters)).description)
         }
         for feedback in section.feedback {
-            lines.append("a=rtcp-fb:\(map.payloadType) \(feedback.type)" + (feedback.parameter.map { " \($0)" } ?? ""))
+            let ours = SDPRTCPFeedback(payloadType: map.payloadType, type: feedback.type, parameter: feedback.parameter)
+            lines.append(SDPLine.attribute(ours).description)
         }
         if let rtx = section.retransmissionPayloadType {
             lines.append("a=rtpmap:\(rtx) rtx/\(map.clockRate)")
@@ -85,7 +86,8 @@ public struct AnswerBuilder {
             lines.append("a=ssrc:\(track.ssrc) cname:\(cname)")
             lines.append("a=ssrc:\(track.ssrc) msid:\(track.streamID) \(track.trackID)")
         }
-        lines.append("a=candidate:1 1 udp 2130706431 \(candidateIP) \(candidatePort) typ host")
+        let candidate = SDPCandidate(foundation: "1", priority: 2130706431, address: candidateIP, port: UInt16(candidatePort))
+        lines.append(SDPLine.attribute(candidate).description)
         lines.append("a=end-of-candidates")
         return lines
     }

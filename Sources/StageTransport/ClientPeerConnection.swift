@@ -143,7 +143,8 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Our host candidate (RFC 8839 §5.1), once the socket is open.
     private var candidateLines: [String] {
         guard let address = channel?.localAddress, let port = address.port, let ip = address.ipAddress else { return [] }
-        return ["a=candidate:1 1 udp 2130706431 \(ip) \(port) typ host", "a=end-of-candidates"]
+        let candidate = SDPCandidate(foundation: "1", priority: 2130706431, address: ip, port: UInt16(port))
+        return [SDPLine.attribute(candidate).description, "a=end-of-candidates"]
     }
 
     /// Our answer to a server's offer (an SFU that offers to its subscribers, like Janus):
@@ -160,7 +161,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
                       "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
                       "a=fingerprint:sha-256 \(context.certificate.sdpFingerprint)", "a=setup:active",
                       "a=\(direction)", "a=rtcp-mux",
-                      "a=rtpmap:\(map.payloadType) \(map.encodingName)/\(map.clockRate)" + (map.channels.map { "/\($0)" } ?? "")]
+                      SDPLine.attribute(map).description]
             lines += candidateLines
         }
         return lines.joined(separator: "\r\n") + "\r\n"
@@ -205,29 +206,33 @@ public final class ClientPeerConnection: @unchecked Sendable {
         }.get()
     }
 
-    /// Sends a Binding request (USE-CANDIDATE, integrity with the server's password); after
-    /// DTLS the same check keeps consent fresh (RFC 7675).
+    /// Sends a connectivity check (USE-CANDIDATE); once DTLS is done, switches to consent
+    /// checks (RFC 7675), one a second.
     private func sendCheck() {
-        guard let remote else { return }
-        var builder = STUNMessageBuilder(type: .bindingRequest)
-        try? builder.appendUsername("\(remote.ufrag):\(credentials.ufrag)")
-        builder.appendPriority(0x7E00_00FF)
-        builder.appendICEControlling(tieBreaker: tieBreaker)
-        builder.appendUseCandidate()
-        write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
+        guard remote != nil else { return }
+        sendBindingRequest(useCandidate: true)
         if srtp != nil {   // connected: keep consent with one check a second
             checkTask?.cancel()
-            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in self?.sendConsent() }
+            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in
+                self?.sendBindingRequest(useCandidate: false)
+            }
         }
     }
 
-    private func sendConsent() {
+    /// A Binding request to the server, with integrity from its password: a connectivity check
+    /// (PRIORITY and USE-CANDIDATE, aggressive nomination) or a consent check, whose answer
+    /// gives the round trip.
+    private func sendBindingRequest(useCandidate: Bool) {
         guard let remote else { return }
         var builder = STUNMessageBuilder(type: .bindingRequest)
-        checksInFlight = checksInFlight.filter { NIODeadline.now() - $0.value < .seconds(10) }
-        checksInFlight[builder.transactionID] = .now()
+        if !useCandidate {
+            checksInFlight = checksInFlight.filter { NIODeadline.now() - $0.value < .seconds(10) }
+            checksInFlight[builder.transactionID] = .now()
+        }
         try? builder.appendUsername("\(remote.ufrag):\(credentials.ufrag)")
+        if useCandidate { builder.appendPriority(0x7E00_00FF) }
         builder.appendICEControlling(tieBreaker: tieBreaker)
+        if useCandidate { builder.appendUseCandidate() }
         write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
     }
 
@@ -271,10 +276,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
                 connectedPromise?.fail(error)
             } else if case .closed = dtls.state, srtp != nil {
                 // The server ended this connection (close_notify): it is over, say so now.
-                srtp = nil
-                livenessTask?.cancel()
-                checkTask?.cancel()
-                onClosedByServer?()
+                closedByServer()
             }
         case .rtp:
             guard let srtp, let length = try? srtp.unprotectRTP(bytes, length: bytes.count) else { return }
@@ -295,7 +297,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
         guard let remote else { return }
         for datagram in datagrams { write(datagram, to: remote.address) }
         if let timeout = dtls?.nextTimeout {
-            eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) { [weak self] in
+            eventLoop.scheduleTask(in: TimeAmount(timeout)) { [weak self] in
                 guard let self, let dtls = self.dtls, case .handshaking = dtls.state else { return }
                 self.sendDTLS(dtls.handleTimeout())
             }
@@ -308,11 +310,16 @@ public final class ClientPeerConnection: @unchecked Sendable {
             checkTask?.cancel()
             connectedPromise?.fail(NegotiationError("connect: the server does not know this connection (STUN error response)"))
         } else {
-            srtp = nil
-            livenessTask?.cancel()
-            checkTask?.cancel()
-            onClosedByServer?()
+            closedByServer()
         }
+    }
+
+    /// The connected session is over on the server's side: stop, and tell our owner.
+    private func closedByServer() {
+        srtp = nil
+        livenessTask?.cancel()
+        checkTask?.cancel()
+        onClosedByServer?()
     }
 
     /// After connecting, checks twice a second that the server still answers (consent responses
@@ -329,13 +336,8 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Protects and sends an RTCP compound packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
-        guard let srtp, let remote, let channel else { return false }
-        var buffer = channel.allocator.buffer(capacity: packet.count + SRTPSession.maxTrailer + 4)
-        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packet.count + SRTPSession.maxTrailer + 4) { out -> Int in
-            out.copyMemory(from: packet)
-            return (try? srtp.protectRTCP(out, length: packet.count)) ?? 0
-        }
-        guard written > 0 else { return false }
+        guard let srtp, let remote, let channel,
+              let buffer = srtp.protect(packet, rtcp: true, allocator: channel.allocator) else { return false }
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
         return true
     }
@@ -343,15 +345,10 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Protects and sends an RTP packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTP(_ packet: UnsafeRawBufferPointer, flush: Bool = true) -> Bool {
-        guard let srtp, let remote, let channel else { return false }
-        var buffer = channel.allocator.buffer(capacity: packet.count + SRTPSession.maxTrailer)
-        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packet.count + SRTPSession.maxTrailer) { out -> Int in
-            out.copyMemory(from: packet)
-            return (try? srtp.protectRTP(out, length: packet.count)) ?? 0
-        }
-        guard written > 0 else { return false }
+        guard let srtp, let remote, let channel,
+              let buffer = srtp.protect(packet, rtcp: false, allocator: channel.allocator) else { return false }
         counters.packetsSent += 1
-        counters.bytesSent += written
+        counters.bytesSent += buffer.readableBytes
         channel.write(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
         if flush { channel.flush() }
         return true

@@ -1,6 +1,7 @@
 internal import COpenSSL
 import Crypto
 import Foundation
+import StageWire
 
 /// A self-signed ECDSA P-256 certificate for DTLS, identified to the peer by the SHA-256
 /// fingerprint carried in SDP (RFC 8122 §5, RFC 8827 §6.5).
@@ -11,7 +12,7 @@ public final class DTLSCertificate: @unchecked Sendable {
     public let fingerprint: [UInt8]
 
     /// The fingerprint as SDP writes it: upper-case hex pairs joined by `:`.
-    public var sdpFingerprint: String { DTLSFingerprint.format(fingerprint) }
+    public var sdpFingerprint: String { SDPFingerprint(bytes: fingerprint).hex }
 
     public init(commonName: String = "proscenium") throws {
         let pem = P256.Signing.PrivateKey().pemRepresentation
@@ -43,24 +44,8 @@ public final class DTLSCertificate: @unchecked Sendable {
     }
 }
 
-/// SDP `a=fingerprint` values (RFC 8122 §5).
-public enum DTLSFingerprint {
-    public static func format(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02X", $0) }.joined(separator: ":")
-    }
-
-    /// Parses `AB:CD:…`; nil when it is not colon-separated hex pairs.
-    public static func parse(_ text: String) -> [UInt8]? {
-        let parts = text.split(separator: ":")
-        guard !parts.isEmpty else { return nil }
-        var bytes: [UInt8] = []
-        for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
-    }
-
+/// The certificate digest carried in SDP `a=fingerprint` (RFC 8122 §5).
+enum DTLSFingerprint {
     static func sha256(of certificate: OpaquePointer) -> [UInt8]? {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -71,8 +71,6 @@ public final class MediaEngine: @unchecked Sendable {
         peer.delegate?.peerDidClose(peer, reason: reason)
     }
 
-    public var peerCount: Int { peersByUfrag.count }
-
     // MARK: Output
 
     func write(_ buffer: ByteBuffer, to address: SocketAddress) {
@@ -184,8 +182,7 @@ public final class MediaEngine: @unchecked Sendable {
         for datagram in datagrams { send(datagram, to: address) }
         peer.retransmitTask?.cancel()
         if let timeout = peer.dtls.nextTimeout {
-            peer.retransmitTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 +
-                                                                         timeout.components.attoseconds / 1_000_000_000)) { [weak self, weak peer] in
+            peer.retransmitTask = eventLoop.scheduleTask(in: TimeAmount(timeout)) { [weak self, weak peer] in
                 guard let self, let peer, !peer.isClosed else { return }
                 self.sendDTLS(peer.dtls.handleTimeout(), for: peer)
             }

@@ -44,7 +44,6 @@ public final class MediaPeer: @unchecked Sendable {
     public var isConnected: Bool { srtp != nil }
     /// The media engine's event loop, for timers of the peer's owner.
     public var eventLoop: (any EventLoop)? { engine?.eventLoop }
-    public var srtpProfile: SRTPKeyingMaterial.Profile? { srtp?.profile }
 
     /// Protects and sends an RTP packet to the peer. Call on the engine's event loop.
     /// - Returns: false when the peer is not connected yet or protection failed.
@@ -60,18 +59,8 @@ public final class MediaPeer: @unchecked Sendable {
     }
 
     private func send(_ packet: UnsafeRawBufferPointer, rtcp: Bool, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
-        guard let srtp, let remoteAddress, let engine, let channel = engine.channel, !isClosed else { return false }
-        var buffer = channel.allocator.buffer(capacity: packet.count + SRTPSession.maxTrailer)
-        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packet.count + SRTPSession.maxTrailer) { out -> Int in
-            out.copyMemory(from: packet)
-            rewrite(UnsafeMutableRawBufferPointer(rebasing: out[0..<packet.count]))
-            do {
-                return rtcp ? try srtp.protectRTCP(out, length: packet.count) : try srtp.protectRTP(out, length: packet.count)
-            } catch {
-                return 0
-            }
-        }
-        guard written > 0 else { return false }
+        guard let srtp, let remoteAddress, let engine, let channel = engine.channel, !isClosed,
+              let buffer = srtp.protect(packet, rtcp: rtcp, allocator: channel.allocator, rewrite: rewrite) else { return false }
         engine.write(buffer, to: remoteAddress)
         return true
     }

@@ -1,4 +1,5 @@
 internal import CSRTP
+import NIOCore
 import Synchronization
 
 /// SRTP and SRTCP (RFC 3711, RFC 7714) for one DTLS association, with libsrtp2: one inbound
@@ -6,10 +7,12 @@ import Synchronization
 /// on for what we receive; retransmissions we send (NACK answers) are allowed.
 ///
 /// Packets are protected and unprotected in place: the buffer must have
-/// `SRTPSession.maxTrailer` spare bytes after the packet for protection.
+/// `SRTPSession.maxTrailer` (RTP) or `maxRTCPTrailer` (RTCP) spare bytes after the packet for protection.
 public final class SRTPSession: @unchecked Sendable {
-    /// Bytes protection may add (auth tag, GCM tag, SRTCP index).
+    /// Bytes RTP protection may add (auth tag or GCM tag, MKI).
     public static let maxTrailer = Int(SRTP_MAX_TRAILER_LEN)
+    /// Bytes RTCP protection may add: the trailer and the 4-byte E flag and SRTCP index (RFC 3711 §3.4).
+    public static let maxRTCPTrailer = maxTrailer + 4
 
     public enum Failure: Error, Hashable, CustomStringConvertible {
         case authentication
@@ -87,9 +90,25 @@ public final class SRTPSession: @unchecked Sendable {
         try Self.transform(inbound, packet, length) { srtp_unprotect_rtcp($0, $1, $2) }
     }
 
+    /// Protects an RTCP packet in place (the buffer needs `maxRTCPTrailer` spare bytes); returns the SRTCP length.
     public func protectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
-        precondition(packet.count >= length + Self.maxTrailer, "protectRTCP needs maxTrailer spare bytes")
+        precondition(packet.count >= length + Self.maxRTCPTrailer, "protectRTCP needs maxRTCPTrailer spare bytes")
         return try Self.transform(outbound, packet, length) { srtp_protect_rtcp($0, $1, $2) }
+    }
+
+    /// Copies `packet` into a new buffer from `allocator`, lets `rewrite` change the copy's
+    /// header (the SFU's munger), and protects it as SRTP, or SRTCP when `rtcp`.
+    /// - Returns: the protected packet; nil when protection failed.
+    func protect(_ packet: UnsafeRawBufferPointer, rtcp: Bool, allocator: ByteBufferAllocator,
+                 rewrite: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) -> ByteBuffer? {
+        let capacity = packet.count + (rtcp ? Self.maxRTCPTrailer : Self.maxTrailer)
+        var buffer = allocator.buffer(capacity: capacity)
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { out -> Int in
+            out.copyMemory(from: packet)
+            rewrite(UnsafeMutableRawBufferPointer(rebasing: out[0..<packet.count]))
+            return (try? rtcp ? protectRTCP(out, length: packet.count) : protectRTP(out, length: packet.count)) ?? 0
+        }
+        return written > 0 ? buffer : nil
     }
 
     /// One libsrtp call on `packet` in place: the new length, or why it failed.

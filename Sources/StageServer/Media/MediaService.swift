@@ -82,7 +82,7 @@ final class MediaService: @unchecked Sendable {
             let session = SubscriberSession(id: resourceId, peer: peer)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
-                guard let producer = publisher.producer(kind: section.kind == .audio ? .audio : .video) else { continue }
+                guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
                 let ssrc = UInt32.random(in: 0x1000...UInt32.max)
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
                                         payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
@@ -158,10 +158,5 @@ final class MediaService: @unchecked Sendable {
         try? await engine.eventLoop.submit { [self] in
             publishers[participantId]?.setMuted(streamId: streamId, muted: muted)
         }.get()
-    }
-
-    /// Whether a participant publishes media now.
-    func isPublishing(_ participantId: String) async -> Bool {
-        (try? await engine.eventLoop.submit { [self] in publishers[participantId] != nil }.get()) ?? false
     }
 }

@@ -34,7 +34,7 @@ final class PublisherSession: MediaPeerDelegate {
         for section in offer.sections where section.direction == .sendonly || section.direction == .sendrecv {
             let ridExtension = section.extensions[RTPExtensionURI.rtpStreamID].map { UInt8(truncatingIfNeeded: $0) }
             let layers = ridExtension == nil ? [] : section.sendRIDs
-            let producer = Producer(id: "\(participantId):\(section.mid)", kind: section.kind == .audio ? .audio : .video,
+            let producer = Producer(id: "\(participantId):\(section.mid)", kind: MediaKind(section.kind),
                                     layers: layers) { [weak peer] ssrc in
                 guard let peer else { return }
                 RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { _ = peer.sendRTCP($0) }
@@ -85,12 +85,15 @@ final class PublisherSession: MediaPeerDelegate {
         guard let (header, payload) = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return MediaDropReason.malformedRTP.count()
         }
-        if let route = bySSRC[header.ssrc] {
-            return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
+        let route: (producer: Producer, layer: Int)
+        if let known = bySSRC[header.ssrc] {
+            route = known
+        } else {
+            if retransmissionPayloadTypes.contains(header.payloadType) { return MediaDropReason.retransmissionNotForwarded.count() }
+            guard let learned = learnRoute(header, packet: UnsafeRawBufferPointer(packet)) else { return }
+            bySSRC[header.ssrc] = learned
+            route = learned
         }
-        if retransmissionPayloadTypes.contains(header.payloadType) { return MediaDropReason.retransmissionNotForwarded.count() }
-        guard let route = learnRoute(header, packet: UnsafeRawBufferPointer(packet)) else { return }
-        bySSRC[header.ssrc] = route
         route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
     }
 
@@ -131,5 +134,15 @@ final class PublisherSession: MediaPeerDelegate {
         rembTask?.cancel()
         for producer in producers.values { producer.close() }
         onClose?(self)
+    }
+}
+
+extension MediaKind {
+    /// The kind of an offer's media section.
+    init(_ kind: RemoteOffer.StreamKindName) {
+        switch kind {
+        case .audio: self = .audio
+        case .video: self = .video
+        }
     }
 }
