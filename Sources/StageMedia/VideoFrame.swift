@@ -11,13 +11,19 @@ public struct VideoFrame: Sendable, Equatable {
     /// Capture time in microseconds on the capturing machine's monotonic clock.
     public var captureTimeMicros: UInt64
 
-    public var chromaWidth: Int { (width + 1) / 2 }
-    public var chromaHeight: Int { (height + 1) / 2 }
+    public var chromaWidth: Int { Self.chromaSize(width: width, height: height).width }
+    public var chromaHeight: Int { Self.chromaSize(width: width, height: height).height }
+
+    /// The size of each chroma plane of a `width × height` picture: half each way, rounded up.
+    static func chromaSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        ((width + 1) / 2, (height + 1) / 2)
+    }
 
     public init(width: Int, height: Int, y: [UInt8], u: [UInt8], v: [UInt8], captureTimeMicros: UInt64 = 0) {
         precondition(width > 0 && height > 0, "a frame has a size")
         precondition(y.count == width * height, "luma plane is width × height")
-        precondition(u.count == ((width + 1) / 2) * ((height + 1) / 2) && v.count == u.count, "chroma planes are quarter size")
+        let chroma = Self.chromaSize(width: width, height: height)
+        precondition(u.count == chroma.width * chroma.height && v.count == u.count, "chroma planes are quarter size")
         self.width = width
         self.height = height
         self.y = y
@@ -28,7 +34,8 @@ public struct VideoFrame: Sendable, Equatable {
 
     /// A frame of one colour (video range black by default).
     public init(width: Int, height: Int, luma: UInt8 = 16, chroma: UInt8 = 128, captureTimeMicros: UInt64 = 0) {
-        let chromaCount = ((width + 1) / 2) * ((height + 1) / 2)
+        let chromaPlane = Self.chromaSize(width: width, height: height)
+        let chromaCount = chromaPlane.width * chromaPlane.height
         self.init(width: width, height: height,
                   y: [UInt8](repeating: luma, count: width * height),
                   u: [UInt8](repeating: chroma, count: chromaCount),

@@ -4,25 +4,13 @@ import Testing
 
 @Suite("Frame stamp")
 struct DeviceFrameStampTests {
-    /// Reproducible randomness (SplitMix64).
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func stamped(width: Int, height: Int, frameNumber: UInt32, time: UInt64) throws -> VideoFrame {
         try SyntheticCamera(width: width, height: height).frame(number: frameNumber, captureTimeMicros: time)
     }
 
     /// Adds uniform noise in ±`amplitude` to every luma sample.
     static func addNoise(_ frame: VideoFrame, amplitude: Int, seed: UInt64) -> VideoFrame {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var frame = frame
         for index in frame.y.indices {
             let value = Int(frame.y[index]) + Int.random(in: -amplitude...amplitude, using: &generator)
@@ -160,7 +148,7 @@ struct DeviceFrameStampTests {
 
     @Test("a corrupted stamp reads as nil, never as a wrong number")
     func corrupted() throws {
-        var generator = SeededGenerator(state: 7)
+        var generator = SeededGenerator(seed: 7)
         let clean = try Self.stamped(width: 320, height: 180, frameNumber: 0xDEAD_BEEF, time: 0x0123_4567_89AB_CDEF)
         var wrong = 0
         for trial in 0..<300 {
@@ -186,7 +174,7 @@ struct DeviceFrameStampTests {
     @Test("frames without a stamp read as nil; too small frames take none")
     func absent() {
         #expect(FrameStamp.read(from: VideoFrame(width: 320, height: 180)) == nil)
-        var generator = SeededGenerator(state: 11)
+        var generator = SeededGenerator(seed: 11)
         for _ in 0..<50 {
             let random = VideoFrame(
                 width: 160, height: 90, y: (0..<(160 * 90)).map { _ in UInt8.random(in: 0...255, using: &generator) },

@@ -70,9 +70,8 @@ public final class VP8Decoder {
     /// The dimensions a keyframe header announces (RFC 6386 §9.1: tag bit 0 clear, start code
     /// 9d 01 2a, then 14-bit little-endian width and height), or nil for other data.
     static func keyframeSize(_ data: [UInt8]) -> (width: Int, height: Int)? {
-        guard data.count >= 10, data[0] & 0x01 == 0, data[3] == 0x9d, data[4] == 0x01, data[5] == 0x2a else { return nil }
-        let width = (Int(data[6]) | Int(data[7]) << 8) & 0x3fff
-        let height = (Int(data[8]) | Int(data[9]) << 8) & 0x3fff
+        let start = FrameStart(vp8Data: data[...])
+        guard let width = start.width, let height = start.height else { return nil }
         return (width, height)
     }
 
@@ -87,7 +86,7 @@ public final class VP8Decoder {
             throw .vpx(operation: "vpx_codec_get_frame", code: -1,
                        message: "unexpected image format \(image.fmt.rawValue) \(width)×\(height)", detail: nil)
         }
-        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let (chromaWidth, chromaHeight) = VideoFrame.chromaSize(width: width, height: height)
         return VideoFrame(
             width: width, height: height,
             y: packed(yPlane, stride: Int(image.stride.0), width: width, height: height),

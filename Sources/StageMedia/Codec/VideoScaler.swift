@@ -9,7 +9,7 @@ public enum VideoScaler {
     public static func scale(_ frame: VideoFrame, toWidth width: Int, height: Int) -> VideoFrame {
         precondition(width > 0 && height > 0, "a frame has a size")
         if width == frame.width && height == frame.height { return frame }
-        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let (chromaWidth, chromaHeight) = VideoFrame.chromaSize(width: width, height: height)
         return VideoFrame(
             width: width, height: height,
             y: scalePlane(frame.y, frame.width, frame.height, width, height),

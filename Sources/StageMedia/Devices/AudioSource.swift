@@ -16,5 +16,4 @@ public protocol AudioSource: Sendable {
 public enum AudioCapture {
     /// 20 ms at 48 kHz.
     public static let samplesPerChannel = 960
-    public static let frameDurationMicros: UInt64 = 20_000
 }

@@ -39,13 +39,6 @@ enum MediaFileBytes: Sendable {
         }
     }
 
-    var path: String {
-        switch self {
-        case .memory: "<memory>"
-        case .file(let file): file.path
-        }
-    }
-
     /// Up to `count` bytes at `offset`; fewer only at the end of the data.
     func read(at offset: Int64, count: Int) throws(MediaFileIOError) -> [UInt8] {
         guard offset >= 0, count > 0, offset < self.count else { return [] }

@@ -69,7 +69,8 @@ public struct Y4MHeader: Sendable, Hashable {
 
     /// Bytes of one frame's planes: luma plus two quarter-size chroma planes (rounded up).
     public var frameByteCount: Int {
-        width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        let chroma = VideoFrame.chromaSize(width: width, height: height)
+        return width * height + 2 * chroma.width * chroma.height
     }
 
     /// The header line, line feed included.

@@ -44,10 +44,6 @@ public struct Y4MReader: Sendable {
         offset = firstFrameOffset
     }
 
-    /// Width, height and rate as the header gives them.
-    public var width: Int { header.width }
-    public var height: Int { header.height }
-
     /// The next frame, or `nil` at the end of the stream.
     ///
     /// - Parameter captureTimeMicros: stamped on the returned frame (Y4M carries no timestamps).
@@ -75,7 +71,8 @@ public struct Y4MReader: Sendable {
             throw .truncatedFrame(frame: frame, expected: expected, available: Int(max(0, available)))
         }
         let lumaCount = header.width * header.height
-        let chromaCount = ((header.width + 1) / 2) * ((header.height + 1) / 2)
+        let chroma = VideoFrame.chromaSize(width: header.width, height: header.height)
+        let chromaCount = chroma.width * chroma.height
         let y = try Self.read(bytes, at: planesOffset, count: lumaCount)
         let u = try Self.read(bytes, at: planesOffset + Int64(lumaCount), count: chromaCount)
         let v = try Self.read(bytes, at: planesOffset + Int64(lumaCount + chromaCount), count: chromaCount)

@@ -12,15 +12,17 @@ extension VideoJitterBuffer {
         // While waiting for a keyframe, gaps before the first keyframe held cannot help.
         let lowest = mode == .awaitingKeyframe ? keyframeStarts.min() ?? floor : floor
         var due: [Int64] = []
-        for sequence in missing.keys where lowest.map({ sequence >= $0 }) ?? true {
-            guard var gap = missing[sequence], gap.nackCount < configuration.maxNacksPerPacket,
+        for (sequence, gap) in missing where lowest.map({ sequence >= $0 }) ?? true {
+            guard gap.nackCount < configuration.maxNacksPerPacket,
                 now >= gap.detectedMicros, now - gap.detectedMicros <= configuration.maxNackAgeMicros
             else { continue }
             if let last = gap.lastNackMicros, now >= last, now - last < interval { continue }
-            gap.nackCount += 1
-            gap.lastNackMicros = now
-            missing[sequence] = gap
             due.append(sequence)
+        }
+        // Written after the loop: mutating `missing` while iterating it would copy it.
+        for sequence in due {
+            missing[sequence]?.nackCount += 1
+            missing[sequence]?.lastNackMicros = now
         }
         due.sort()
         statistics.nacksSent += due.count

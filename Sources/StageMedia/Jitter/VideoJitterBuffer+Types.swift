@@ -85,12 +85,10 @@ extension VideoJitterBuffer {
         case awaitingKeyframe
     }
 
-    /// One packet held, with what its descriptor says about it.
+    /// One packet held, with its arrival time.
     struct HeldPacket: Sendable {
         var packet: ReceivedRTPPacket
         var arrivalMicros: UInt64
-        /// Begins a keyframe: S = 1, PID = 0 and P = 0 (RFC 7741 §4.3).
-        var startsKeyframe: Bool
     }
 
     /// A sequence number found missing (a later one arrived).

@@ -117,9 +117,8 @@ public struct VideoJitterBuffer: Sendable {
 
         history[slot(extended)] = extended
         hasReceivedPacket = true
-        let startsKeyframe = describe(packet)
-        packets[extended] = HeldPacket(packet: packet, arrivalMicros: now, startsKeyframe: startsKeyframe)
-        if startsKeyframe { keyframeStarts.insert(extended) }
+        packets[extended] = HeldPacket(packet: packet, arrivalMicros: now)
+        if describe(packet) { keyframeStarts.insert(extended) }
         return result
     }
 
@@ -149,7 +148,7 @@ public struct VideoJitterBuffer: Sendable {
                     needKeyframe()
                 }
             case .awaitingKeyframe:
-                guard let start = keyframeStarts.filter({ $0 >= floor }).min() else {
+                guard let start = keyframeStarts.lazy.filter({ $0 >= floor }).min() else {
                     pruneExpired(now: now, maxWait: maxWait)
                     return frames
                 }

@@ -50,10 +50,7 @@ public struct RTPPacketWriter: Sendable {
     /// `timestampOffset + captureTimeMicros × clockRate / 10^6`, modulo 2^32. Exact for every
     /// 64-bit input (no intermediate overflow).
     public func timestamp(captureTimeMicros: UInt64) -> UInt32 {
-        let seconds = captureTimeMicros / 1_000_000
-        let remainder = captureTimeMicros % 1_000_000
-        let ticks = seconds &* UInt64(clockRate) &+ remainder * UInt64(clockRate) / 1_000_000
-        return timestampOffset &+ UInt32(truncatingIfNeeded: ticks)
+        timestampOffset &+ RTPClock.ticks(micros: captureTimeMicros, clockRate: clockRate)
     }
 
     /// Writes one packet and advances the sequence number.
@@ -63,18 +60,33 @@ public struct RTPPacketWriter: Sendable {
     ///   - marker: M; the last packet of a video frame, the first of an audio talkspurt.
     ///   - extensions: RFC 8285 elements for this packet; `nil` or empty for none.
     public mutating func packet(payload: [UInt8], timestamp: UInt32, marker: Bool, extensions: RTPExtensionBlockBuilder? = nil) -> [UInt8] {
-        var header = RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: timestamp, ssrc: ssrc)
-        var out: [UInt8] = []
-        if let extensions, !extensions.isEmpty {
-            let body = extensions.body()
-            header.extensionProfile = extensions.form.profile
-            header.extensionLength = body.count
-            out.reserveCapacity(header.marshalSize + payload.count)
-            header.serialize(into: &out, extensionBody: body)
-        } else {
-            out.reserveCapacity(header.marshalSize + payload.count)
-            header.serialize(into: &out)
+        packet(payload: payload, timestamp: timestamp, marker: marker, extensions: SerializedExtensions(extensions))
+    }
+
+    /// An extension block serialized once, for all the packets that carry it.
+    private struct SerializedExtensions {
+        /// `nil` for no extension (X = 0): no builder, or an empty one.
+        let profile: UInt16?
+        let body: [UInt8]
+
+        init(_ builder: RTPExtensionBlockBuilder?) {
+            if let builder, !builder.isEmpty {
+                profile = builder.form.profile
+                body = builder.body()
+            } else {
+                profile = nil
+                body = []
+            }
         }
+    }
+
+    private mutating func packet(payload: [UInt8], timestamp: UInt32, marker: Bool, extensions: SerializedExtensions) -> [UInt8] {
+        let header = RTPHeader(
+            marker: marker, payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: timestamp, ssrc: ssrc,
+            extensionProfile: extensions.profile, extensionLength: extensions.body.count)
+        var out: [UInt8] = []
+        out.reserveCapacity(header.marshalSize + payload.count)
+        header.serialize(into: &out, extensionBody: extensions.body)
         out.append(contentsOf: payload)
         nextSequenceNumber &+= 1
         packetCount &+= 1
@@ -90,15 +102,25 @@ public struct RTPPacketWriter: Sendable {
     ///   - nowMicros: now on the capture clock passed to `timestamp(captureTimeMicros:)`.
     ///   - reports: reception report blocks to carry, if this endpoint also receives.
     public func senderReport(ntpTime: UInt64, nowMicros: UInt64, reports: [RTCPReceptionReport] = []) -> RTCPSenderReport {
+        senderReport(ntpTime: ntpTime, rtpTime: timestamp(captureTimeMicros: nowMicros), reports: reports)
+    }
+
+    /// A Sender Report whose RTP time the caller computed: for streams whose timestamps do not
+    /// come from `timestamp(captureTimeMicros:)`, such as Opus packets stamped by `OpusPacketizer`.
+    /// - Parameters:
+    ///   - ntpTime: now as 64-bit NTP, as in `senderReport(ntpTime:nowMicros:reports:)`.
+    ///   - rtpTime: the RTP timestamp corresponding to `ntpTime` (RFC 3550 §6.4.1).
+    ///   - reports: reception report blocks to carry, if this endpoint also receives.
+    public func senderReport(ntpTime: UInt64, rtpTime: UInt32, reports: [RTCPReceptionReport] = []) -> RTCPSenderReport {
         RTCPSenderReport(
-            ssrc: ssrc, ntpTime: ntpTime, rtpTime: timestamp(captureTimeMicros: nowMicros), packetCount: packetCount,
-            octetCount: octetCount, reports: reports)
+            ssrc: ssrc, ntpTime: ntpTime, rtpTime: rtpTime, packetCount: packetCount, octetCount: octetCount, reports: reports)
     }
 
     /// Writes the packets of one video frame: the same timestamp on all, the marker on the last
     /// (RFC 7741 §4.1), `extensions` on each.
     public mutating func packets(payloads: [[UInt8]], timestamp: UInt32, extensions: RTPExtensionBlockBuilder? = nil) -> [[UInt8]] {
-        payloads.indices.map { index in
+        let extensions = SerializedExtensions(extensions)
+        return payloads.indices.map { index in
             packet(payload: payloads[index], timestamp: timestamp, marker: index == payloads.count - 1, extensions: extensions)
         }
     }

@@ -150,9 +150,7 @@ public struct ReceiverStatistics: Sendable {
     /// A.8: D = (Rj − Ri) − (Sj − Si) in timestamp units, J += (|D| − J) / 16. Wrapping 32-bit
     /// arithmetic keeps it right across timestamp and clock wraparound.
     private mutating func updateJitter(rtpTimestamp: UInt32, arrivalMicros: UInt64) {
-        let seconds = arrivalMicros / 1_000_000
-        let remainder = arrivalMicros % 1_000_000
-        let arrival = UInt32(truncatingIfNeeded: seconds &* UInt64(clockRate) &+ remainder * UInt64(clockRate) / 1_000_000)
+        let arrival = RTPClock.ticks(micros: arrivalMicros, clockRate: clockRate)
         let transit = arrival &- rtpTimestamp
         defer {
             lastTransit = transit
