@@ -31,7 +31,7 @@ extension Stage {
             return
         }
         mediaPublisher = publisher
-        publisher.onFailure = { [weak self, weak publisher] reason in
+        publisher.connection.onFailure = { [weak self, weak publisher] reason in
             Task { @MainActor in
                 guard let self, let publisher, self.mediaPublisher === publisher else { return }
                 self.mediaConnectionLost(reason)
@@ -40,7 +40,7 @@ extension Stage {
         Task {
             await previous?.close()
             do {
-                let offer = try await publisher.prepareOffer()
+                let offer = try await publisher.connection.prepareOffer()
                 guard self.mediaPublisher === publisher, let channel = self.channel else { return await publisher.close() }
                 let answer = self.negotiate(.publish, participantId: nil, offer: offer, on: channel)
                 if let requestId { channel.send(.publish(.init(requestId: requestId, streams: streams))) }
@@ -89,20 +89,18 @@ extension Stage {
             return reportError(StageError(code: .connectionFailed, message: "subscribe media from \(publisherId): \(error)"))
         }
         mediaSubscribers[publisherId] = subscriber
-        subscriber.onFailure = { [weak self, weak subscriber] reason in
+        subscriber.connection.onFailure = { [weak self, weak subscriber] reason in
             Task { @MainActor in
                 guard let self, let subscriber, self.mediaSubscribers[publisherId] === subscriber else { return }
                 self.mediaConnectionLost(reason)
                 self.mediaSubscribers[publisherId] = nil
                 Task { await subscriber.close() }
-                if let type = self.applied.subscriptions[publisherId], self.remotes[publisherId]?.info.subscribeState == .subscribed {
-                    self.startReceiving(from: publisherId, type: type)
-                }
+                self.resumeReceiving(from: publisherId)
             }
         }
         Task {
             do {
-                let offer = try await subscriber.prepareOffer()
+                let offer = try await subscriber.connection.prepareOffer()
                 guard self.mediaSubscribers[publisherId] === subscriber else { return await subscriber.close() }
                 let answer = try await self.negotiate(.subscribe, participantId: publisherId, offer: offer, on: channel).value()
                 try await subscriber.connect(answer: answer)
@@ -120,12 +118,15 @@ extension Stage {
                 self.reportError(StageError(code: .connectionFailed, message: "subscribe media from \(publisherId): \(error)"))
                 // The path may still be down: try again in a second while the subscription stands.
                 try? await Task.sleep(for: .seconds(1))
-                if self.mediaSubscribers[publisherId] == nil, let type = self.applied.subscriptions[publisherId],
-                   self.remotes[publisherId]?.info.subscribeState == .subscribed {
-                    self.startReceiving(from: publisherId, type: type)
-                }
+                if self.mediaSubscribers[publisherId] == nil { self.resumeReceiving(from: publisherId) }
             }
         }
+    }
+
+    /// Opens the media of a publisher again while the strategy still subscribes to it and the server agreed.
+    private func resumeReceiving(from publisherId: String) {
+        guard let type = applied.subscriptions[publisherId], remotes[publisherId]?.info.subscribeState == .subscribed else { return }
+        startReceiving(from: publisherId, type: type)
     }
 
     func stopReceiving(from publisherId: String) {
@@ -160,14 +161,14 @@ extension Stage {
     func mediaConnectionLost(_ reason: String) {
         mediaReconnecting = true
         setConnectionState(.connecting, error: StageError(code: .connectionFailed, message: "media: \(reason); reconnecting"))
-        if let publisher = mediaPublisher, publisher.hasFailed, let published = applied.published {
+        if let publisher = mediaPublisher, publisher.connection.hasFailed, let published = applied.published {
             startPublishing(requestId: nil, streams: published)
         }
     }
 
     func mediaRecovered() {
-        guard mediaReconnecting, channel != nil, mediaPublisher?.hasFailed != true,
-              !mediaSubscribers.values.contains(where: \.hasFailed) else { return }
+        guard mediaReconnecting, channel != nil, mediaPublisher?.connection.hasFailed != true,
+              !mediaSubscribers.values.contains(where: \.connection.hasFailed) else { return }
         mediaReconnecting = false
         setConnectionState(.connected, error: nil)
     }

@@ -9,11 +9,9 @@ import StageTransport
 /// whose CPU time is the figure.
 final class FloorRelay: @unchecked Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    var channel: (any Channel)?
     let inbound: SRTPSession
     /// Publisher address → (outbound session, address) of every subscriber of it.
     var routes: [SocketAddress: [(session: SRTPSession, address: SocketAddress)]] = [:]
-    private(set) var forwarded = 0
 
     init(publisherKeys: SRTPKeyingMaterial) throws {
         inbound = try SRTPSession(SRTPKeyingMaterial(profile: publisherKeys.profile, local: publisherKeys.remote, remote: publisherKeys.local))
@@ -27,7 +25,6 @@ final class FloorRelay: @unchecked Sendable {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Handler(relay: self)) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        self.channel = channel
         guard let address = channel.localAddress else { throw BenchError("floor relay: no local address") }
         return address
     }
@@ -56,7 +53,6 @@ final class FloorRelay: @unchecked Sendable {
                 }
                 guard written > 0 else { continue }
                 context.write(NIOAny(AddressedEnvelope(remoteAddress: target.address, data: out)), promise: nil)
-                forwarded += 1
             }
         }
     }

@@ -45,7 +45,7 @@ struct SDKMediaBench: AsyncParsableCommand {
             frames += result.latencies.count
         }
         let cpu = processCPUSeconds(pid: publisher.processIdentifier) - cpuStart
-        let wall = Double((ContinuousClock.now - wallStart).components.seconds) + Double((ContinuousClock.now - wallStart).components.attoseconds) / 1e18
+        let wall = (ContinuousClock.now - wallStart) / .seconds(1)
         let reference = try referenceEncodeCPU()
         let ours = cpu / wall / Double(fps) * 1000
         print("""
@@ -96,8 +96,7 @@ struct SDKMediaBench: AsyncParsableCommand {
         stage.addRenderer(watcher)
         let start = MediaClock.nowMicros()
         try await stage.join()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while samples.withLock({ $0.first }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        await waitUntil(.seconds(20)) { samples.withLock { $0.first } != nil }
         try await Task.sleep(for: .seconds(seconds))
         stage.leave()
         return samples.withLock { state in

@@ -53,7 +53,7 @@ final class StatusView: StageRenderer {
         let bytes = (outbound + inbound).compactMap { ($0["bytesSent"] ?? $0["bytesReceived"])?.number }.reduce(0, +)
         let now = ContinuousClock.now
         if let previous = previousBytes[key] {
-            let seconds = Double((now - previous.at).components.seconds) + Double((now - previous.at).components.attoseconds) / 1e18
+            let seconds = (now - previous.at) / .seconds(1)
             if seconds > 0 { parts.append(String(format: "%.0f kbps", (bytes - previous.bytes) * 8 / seconds / 1000)) }
         }
         previousBytes[key] = (bytes, now)

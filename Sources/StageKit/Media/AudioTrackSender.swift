@@ -8,7 +8,7 @@ import Synchronization
 final class AudioTrackSender: TrackSender, @unchecked Sendable {
     let streamId: String
     let ssrc = UInt32.random(in: 1...UInt32.max)
-    private let device: any StageDevice
+    private let device: AudioDevice?
     private let control: Mutex<Control>
     private var thread: CaptureThread?
 
@@ -31,7 +31,7 @@ final class AudioTrackSender: TrackSender, @unchecked Sendable {
 
     init(track: MediaPublisher.Track) throws {
         streamId = track.streamId
-        device = track.device
+        device = track.device as? AudioDevice
         source = try MediaSources.audio(track.source)
         encoder = try OpusEncoder(channels: source.channels, bitrateBps: track.configuration.audio.maxBitrate)
         writer = RTPPacketWriter(ssrc: ssrc, payloadType: ClientPeerConnection.payloadTypes[.audio] ?? 111,
@@ -53,12 +53,12 @@ final class AudioTrackSender: TrackSender, @unchecked Sendable {
 
     private func captureAndSend(nowMicros: UInt64, send: @Sendable ([[UInt8]]) -> Void, sendRTCP: @Sendable ([UInt8]) -> Void) {
         guard let frame = try? source.nextFrame(captureTimeMicros: nowMicros) else { return }
-        (device as? AudioDevice)?.deliver(frame)
+        device?.deliver(frame)
         if nowMicros >= lastSenderReport + 1_000_000, let lastSent {
             lastSenderReport = nowMicros
             // Opus timestamps count samples, not capture ticks: extrapolate from the last packet sent.
-            var report = writer.senderReport(ntpTime: MediaClock.ntpNow(), nowMicros: nowMicros)
-            report.rtpTime = lastSent.rtp &+ UInt32(truncatingIfNeeded: (nowMicros - lastSent.micros) * 48 / 1000)
+            let report = writer.senderReport(
+                ntpTime: MediaClock.ntpNow(), rtpTime: lastSent.rtp &+ UInt32(truncatingIfNeeded: (nowMicros - lastSent.micros) * 48 / 1000))
             if let compound = try? RTCPPacket.serializeCompound([.senderReport(report)]) { sendRTCP(compound) }
         }
         let muted = control.withLock { $0.muted }

@@ -36,7 +36,7 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
     public init() {}
 
     public mutating func setMaxBitrate(_ bitsPerSecond: Int) throws(StageConfigurationError) {
-        try Self.check("maxBitrate", bitsPerSecond, in: Self.bitrateRange, unit: "bps")
+        try check("maxBitrate", bitsPerSecond, in: Self.bitrateRange, unit: "bps")
         guard bitsPerSecond >= minBitrate else {
             throw StageConfigurationError(field: "maxBitrate", message: "\(bitsPerSecond) bps is below minBitrate \(minBitrate) bps")
         }
@@ -44,7 +44,7 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
     }
 
     public mutating func setMinBitrate(_ bitsPerSecond: Int) throws(StageConfigurationError) {
-        try Self.check("minBitrate", bitsPerSecond, in: Self.bitrateRange, unit: "bps")
+        try check("minBitrate", bitsPerSecond, in: Self.bitrateRange, unit: "bps")
         guard bitsPerSecond <= maxBitrate else {
             throw StageConfigurationError(field: "minBitrate", message: "\(bitsPerSecond) bps is above maxBitrate \(maxBitrate) bps")
         }
@@ -52,25 +52,19 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
     }
 
     public mutating func setTargetFramerate(_ framesPerSecond: Int) throws(StageConfigurationError) {
-        try Self.check("targetFramerate", framesPerSecond, in: Self.framerateRange, unit: "fps")
+        try check("targetFramerate", framesPerSecond, in: Self.framerateRange, unit: "fps")
         targetFramerate = framesPerSecond
     }
 
     /// Both sides even, as I420 needs.
     public mutating func setSize(width: Int, height: Int) throws(StageConfigurationError) {
-        try Self.check("size.width", width, in: Self.sideRange, unit: "px")
-        try Self.check("size.height", height, in: Self.sideRange, unit: "px")
+        try check("size.width", width, in: Self.sideRange, unit: "px")
+        try check("size.height", height, in: Self.sideRange, unit: "px")
         guard width % 2 == 0, height % 2 == 0 else {
             throw StageConfigurationError(field: "size", message: "\(width)×\(height): both sides must be even")
         }
         self.width = width
         self.height = height
-    }
-
-    private static func check(_ field: String, _ value: Int, in range: ClosedRange<Int>, unit: String) throws(StageConfigurationError) {
-        guard range.contains(value) else {
-            throw StageConfigurationError(field: field, message: "\(value) \(unit) is outside \(range.lowerBound)…\(range.upperBound) \(unit)")
-        }
     }
 }
 
@@ -81,9 +75,14 @@ public struct LocalStageStreamAudioConfiguration: Sendable, Hashable {
     public init() {}
 
     public mutating func setMaxBitrate(_ bitsPerSecond: Int) throws(StageConfigurationError) {
-        guard Self.bitrateRange.contains(bitsPerSecond) else {
-            throw StageConfigurationError(field: "audio.maxBitrate", message: "\(bitsPerSecond) bps is outside 16000…128000 bps")
-        }
+        try check("audio.maxBitrate", bitsPerSecond, in: Self.bitrateRange, unit: "bps")
         maxBitrate = bitsPerSecond
+    }
+}
+
+/// Throws, naming `field` and the range, when `value` is outside `range`.
+private func check(_ field: String, _ value: Int, in range: ClosedRange<Int>, unit: String) throws(StageConfigurationError) {
+    guard range.contains(value) else {
+        throw StageConfigurationError(field: field, message: "\(value) \(unit) is outside \(range.lowerBound)…\(range.upperBound) \(unit)")
     }
 }

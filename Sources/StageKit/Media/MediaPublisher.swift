@@ -1,10 +1,8 @@
 import Foundation
 import NIOCore
-import NIOPosix
 import StageMedia
 import StageTransport
 import StageWire
-import Synchronization
 
 /// The publish peer connection of a stage: every local stream with a capture source is
 /// captured, encoded (VP8 simulcast, Opus) and sent on one connection. Capture and encoding run
@@ -29,12 +27,9 @@ final class MediaPublisher: @unchecked Sendable {
         }
     }
 
-    let peer: ClientPeerConnection
+    let connection: MediaConnection
+    private var peer: ClientPeerConnection { connection.peer }
     private let senders: [any TrackSender]
-    /// Called once (from any thread) when the connection fails after connecting.
-    var onFailure: (@Sendable (String) -> Void)?
-    private let failed = Atomic<Bool>(false)
-    var hasFailed: Bool { failed.load(ordering: .relaxed) }
 
     /// - Throws: when a track's source cannot be opened (a missing or unreadable file) or its encoder refuses the configuration.
     init(tracks: [Track], context: DTLSContext) throws {
@@ -46,7 +41,7 @@ final class MediaPublisher: @unchecked Sendable {
             case .video:
                 let sender = try VideoTrackSender(track: track)
                 senders.append(sender)
-                peerTracks.append(.init(mid: mid, kind: .video, direction: .sendonly, ssrc: sender.ssrcs.first?.value ?? 1,
+                peerTracks.append(.init(mid: mid, kind: .video, direction: .sendonly, ssrc: sender.ssrc,
                                         rids: sender.rids, trackId: track.streamId))
             case .audio:
                 let sender = try AudioTrackSender(track: track)
@@ -55,13 +50,7 @@ final class MediaPublisher: @unchecked Sendable {
             }
         }
         self.senders = senders
-        peer = ClientPeerConnection(tracks: peerTracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
-    }
-
-    /// Opens the socket and writes the offer.
-    func prepareOffer() async throws -> String {
-        try await peer.open()
-        return peer.offer()
+        connection = MediaConnection(tracks: peerTracks, context: context)
     }
 
     /// Connects with the server's answer, then starts capturing.
@@ -69,15 +58,17 @@ final class MediaPublisher: @unchecked Sendable {
         try await peer.connect(answer: answer, timeout: .seconds(5))
         let senders = self.senders
         let peer = self.peer
-        try await peer.eventLoop.submit { [self] in
+        let connection = self.connection
+        try await peer.eventLoop.submit {
             peer.onRTCP = { packet in
                 let now = MediaClock.nowMicros()
                 for feedback in PublisherFeedback.parse(UnsafeRawBufferPointer(packet)) {
                     for sender in senders { sender.handle(feedback, nowMicros: now) }
                 }
             }
-            peer.onTimeout = { [weak self] in self?.fail("no answer from the server for 3 s") }
-            peer.onClosedByServer = { [weak self] in self?.fail("the server closed the publish connection") }
+            connection.failOnLoss(silence: "no answer from the server for 3 s", closed: "the server closed the publish connection") {
+                for sender in senders { sender.stop() }
+            }
         }.get()
         let send: @Sendable ([[UInt8]]) -> Void = { [weak peer] packets in
             guard let peer else { return }
@@ -93,12 +84,6 @@ final class MediaPublisher: @unchecked Sendable {
         for sender in senders { sender.start(send: send, sendRTCP: sendRTCP) }
     }
 
-    private func fail(_ reason: String) {
-        guard !failed.exchange(true, ordering: .relaxed) else { return }
-        for sender in senders { sender.stop() }
-        onFailure?(reason)
-    }
-
     func setMuted(streamId: String, muted: Bool) {
         for sender in senders where sender.streamId == streamId { sender.setMuted(muted) }
     }
@@ -111,7 +96,7 @@ final class MediaPublisher: @unchecked Sendable {
     /// `outbound-rtp` (one per simulcast layer) and `candidate-pair` statistics of a stream.
     func stats(streamId: String) async -> [RTCStats] {
         let outbound = senders.filter { $0.streamId == streamId }.flatMap { $0.stats() }
-        return outbound + [await CandidatePairStats.collect(peer)]
+        return outbound + [await connection.candidatePairStats()]
     }
 }
 

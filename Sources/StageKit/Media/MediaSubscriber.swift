@@ -1,9 +1,7 @@
 import NIOCore
-import NIOPosix
 import StageMedia
 import StageTransport
 import StageWire
-import Synchronization
 
 /// The subscribe peer connection to one publisher: receives its audio (and video, unless the
 /// subscription is audio-only), decodes it and hands it to the streams' devices; sends receiver
@@ -23,15 +21,13 @@ final class MediaSubscriber: @unchecked Sendable {
     }
 
     let publisherId: String
-    let receivesVideo: Bool
-    let peer: ClientPeerConnection
+    let connection: MediaConnection
+    private var peer: ClientPeerConnection { connection.peer }
+    var receivesVideo: Bool { video != nil }
     private let video: VideoTrackReceiver?
     private let audio: AudioTrackReceiver?
     private let ssrc = UInt32.random(in: 1...UInt32.max)
     private var timers: [RepeatedTask] = []
-    var onFailure: (@Sendable (String) -> Void)?
-    private let failed = Atomic<Bool>(false)
-    var hasFailed: Bool { failed.load(ordering: .relaxed) }
 
     init(publisherId: String, streams: [Track], context: DTLSContext) throws {
         self.publisherId = publisherId
@@ -39,16 +35,10 @@ final class MediaSubscriber: @unchecked Sendable {
         let audioTrack = streams.first { $0.kind == .audio }
         video = try videoTrack.map { try VideoTrackReceiver(streamId: $0.streamId, device: $0.device as? ImageDevice) }
         audio = try audioTrack.map { try AudioTrackReceiver(streamId: $0.streamId, device: $0.device as? AudioDevice) }
-        receivesVideo = video != nil
         var tracks: [ClientPeerConnection.Track] = []
         if audio != nil { tracks.append(.init(mid: "0", kind: .audio, direction: .recvonly)) }
         if video != nil { tracks.append(.init(mid: String(tracks.count), kind: .video, direction: .recvonly)) }
-        peer = ClientPeerConnection(tracks: tracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
-    }
-
-    func prepareOffer() async throws -> String {
-        try await peer.open()
-        return peer.offer()
+        connection = MediaConnection(tracks: tracks, context: context)
     }
 
     func connect(answer: String) async throws {
@@ -58,8 +48,7 @@ final class MediaSubscriber: @unchecked Sendable {
         }.get()
         try await peer.connect(answer: answer, timeout: .seconds(5))
         try await peer.eventLoop.submit { [self] in
-            peer.onTimeout = { [weak self] in self?.fail("no packets from the server for 3 s") }
-            peer.onClosedByServer = { [weak self] in self?.fail("the server closed the subscribe connection") }
+            connection.failOnLoss(silence: "no packets from the server for 3 s", closed: "the server closed the subscribe connection")
             let loop = peer.eventLoop
             timers.append(loop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { [weak self] _ in self?.tick() })
             timers.append(loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in self?.sendReceiverReport() })
@@ -105,11 +94,6 @@ final class MediaSubscriber: @unchecked Sendable {
         compound.withUnsafeBytes { _ = peer.sendRTCP($0) }
     }
 
-    private func fail(_ reason: String) {
-        guard !failed.exchange(true, ordering: .relaxed) else { return }
-        onFailure?(reason)
-    }
-
     func close() async {
         try? await peer.eventLoop.submit { [self] in
             for timer in timers { timer.cancel() }
@@ -128,6 +112,6 @@ final class MediaSubscriber: @unchecked Sendable {
             if let audio, audio.streamId == streamId { stats.append(audio.stats()) }
             return stats
         }.get()
-        return (inbound ?? []) + [await CandidatePairStats.collect(peer)]
+        return (inbound ?? []) + [await connection.candidatePairStats()]
     }
 }

@@ -9,9 +9,13 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     let streamId: String
     /// Simulcast rids, lowest quality first; empty when simulcast is off.
     let rids: [String]
-    /// rid (or "" without simulcast) → SSRC.
-    let ssrcs: [String: UInt32]
-    private let device: any StageDevice
+    /// The SSRC the offer names: the one stream's without simulcast (with simulcast the offer names rids).
+    let ssrc: UInt32
+    /// The encoded layers by rid ("f" without simulcast); their `let`s are read from any thread.
+    private let layers: [String: Layer]
+    /// SSRC → rid, for feedback.
+    private let ridsBySSRC: [UInt32: String]
+    private let device: ImageDevice?
     private let framerate: Int
     private let control: Mutex<Control>
     private var thread: CaptureThread?
@@ -19,8 +23,6 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     // Touched only on the capture thread once started.
     private var source: any VideoSource
     private let encoder: SimulcastEncoder
-    private var packetizers: [String: VP8Packetizer] = [:]
-    private var writers: [String: RTPPacketWriter] = [:]
     private var encoderBitrate = 0
     private var lastSenderReport: UInt64 = 0
 
@@ -31,6 +33,30 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         var layers: [String: LayerStats] = [:]
         var keyframeRequests = 0
         var nacks = 0
+    }
+
+    /// One encoded layer, sent as its own RTP stream.
+    private final class Layer {
+        let ssrc: UInt32
+        /// The rid header extension its packets carry (RFC 8852); nil without simulcast.
+        let ridExtension: RTPExtensionBlockBuilder?
+        // Touched only on the capture thread once started.
+        var packetizer = VP8Packetizer()
+        var writer: RTPPacketWriter
+
+        init(rid: String, simulcast: Bool) {
+            let ssrc = UInt32.random(in: 1...UInt32.max)
+            self.ssrc = ssrc
+            if simulcast {
+                var extensions = RTPExtensionBlockBuilder()
+                try? extensions.set(id: ClientPeerConnection.ridExtensionID, value: Array(rid.utf8))
+                ridExtension = extensions
+            } else {
+                ridExtension = nil
+            }
+            writer = RTPPacketWriter(ssrc: ssrc, payloadType: ClientPeerConnection.payloadTypes[.video] ?? 96,
+                                     clockRate: RTPPacketWriter.videoClockRate)
+        }
     }
 
     struct LayerStats {
@@ -44,7 +70,7 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
 
     init(track: MediaPublisher.Track) throws {
         streamId = track.streamId
-        device = track.device
+        device = track.device as? ImageDevice
         let video = track.configuration.video
         let source = try MediaSources.video(track.source, configuration: video)
         self.source = source
@@ -57,15 +83,10 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         }
         encoder = try SimulcastEncoder(width: source.width, height: source.height, layers: layers, framerate: framerate)
         rids = video.simulcastEnabled ? layers.map(\.rid) : []
-        var ssrcs: [String: UInt32] = [:]
-        for layer in layers {
-            let ssrc = UInt32.random(in: 1...UInt32.max)
-            ssrcs[video.simulcastEnabled ? layer.rid : ""] = ssrc
-            packetizers[layer.rid] = VP8Packetizer()
-            writers[layer.rid] = RTPPacketWriter(ssrc: ssrc, payloadType: ClientPeerConnection.payloadTypes[.video] ?? 96,
-                                                 clockRate: RTPPacketWriter.videoClockRate)
-        }
-        self.ssrcs = ssrcs
+        let built = layers.map { (rid: $0.rid, layer: Layer(rid: $0.rid, simulcast: video.simulcastEnabled)) }
+        ssrc = built.first?.layer.ssrc ?? 1
+        self.layers = Dictionary(uniqueKeysWithValues: built)
+        ridsBySSRC = Dictionary(built.map { ($0.layer.ssrc, $0.rid) }, uniquingKeysWith: { first, _ in first })
         control = Mutex(Control(muted: track.muted,
                                 bitrate: BitrateController(minBitrate: video.minBitrate, maxBitrate: video.maxBitrate,
                                                            nowMicros: MediaClock.nowMicros())))
@@ -101,14 +122,11 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         }
     }
 
-    private func rid(of ssrc: UInt32) -> String? {
-        guard let key = ssrcs.first(where: { $0.value == ssrc })?.key else { return nil }
-        return key.isEmpty ? "f" : key
-    }
+    private func rid(of ssrc: UInt32) -> String? { ridsBySSRC[ssrc] }
 
     private func captureAndSend(nowMicros: UInt64, send: @Sendable ([[UInt8]]) -> Void, sendRTCP: @Sendable ([UInt8]) -> Void) {
         guard let frame = try? source.nextFrame(captureTimeMicros: nowMicros) else { return }
-        (device as? ImageDevice)?.deliver(frame)
+        device?.deliver(frame)
         let (muted, keyframes, target) = control.withLock { control in
             control.bitrate.tick(nowMicros: nowMicros)
             defer { control.keyframeRids = [] }
@@ -117,8 +135,8 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         if nowMicros >= lastSenderReport + 1_000_000 {
             lastSenderReport = nowMicros
             let ntpTime = MediaClock.ntpNow()
-            for writer in writers.values where writer.packetCount > 0 {
-                let report = writer.senderReport(ntpTime: ntpTime, nowMicros: nowMicros)
+            for layer in layers.values where layer.writer.packetCount > 0 {
+                let report = layer.writer.senderReport(ntpTime: ntpTime, nowMicros: nowMicros)
                 if let compound = try? RTCPPacket.serializeCompound([.senderReport(report)]) { sendRTCP(compound) }
             }
         }
@@ -128,14 +146,10 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         var packets: [[UInt8]] = []
         var sent: [(rid: String, frame: EncodedVideoFrame, packets: Int, bytes: Int)] = []
         for (rid, output) in encoded {
-            guard var packetizer = packetizers[rid], var writer = writers[rid] else { continue }
-            var extensions = RTPExtensionBlockBuilder()
-            if !rids.isEmpty { try? extensions.set(id: ClientPeerConnection.ridExtensionID, value: Array(rid.utf8)) }
-            let layerPackets = writer.packets(payloads: packetizer.packetize(output.data),
-                                              timestamp: writer.timestamp(captureTimeMicros: frame.captureTimeMicros),
-                                              extensions: rids.isEmpty ? nil : extensions)
-            packetizers[rid] = packetizer
-            writers[rid] = writer
+            guard let layer = layers[rid] else { continue }
+            let layerPackets = layer.writer.packets(payloads: layer.packetizer.packetize(output.data),
+                                                    timestamp: layer.writer.timestamp(captureTimeMicros: frame.captureTimeMicros),
+                                                    extensions: layer.ridExtension)
             packets += layerPackets
             sent.append((rid, output, layerPackets.count, layerPackets.reduce(0) { $0 + $1.count }))
         }
@@ -158,7 +172,7 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         control.withLock { control in
             control.layers.sorted { $0.key < $1.key }.map { rid, layer in
                 var values: [String: RTCStats.Value] = [
-                    "kind": .string("video"), "ssrc": .number(Double(ssrcs[rids.isEmpty ? "" : rid] ?? 0)),
+                    "kind": .string("video"), "ssrc": .number(Double(layers[rid]?.ssrc ?? 0)),
                     "packetsSent": .number(Double(layer.packetsSent)), "bytesSent": .number(Double(layer.bytesSent)),
                     "framesEncoded": .number(Double(layer.framesEncoded)), "keyFramesEncoded": .number(Double(layer.keyFramesEncoded)),
                     "frameWidth": .number(Double(layer.width)), "frameHeight": .number(Double(layer.height)),
