@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // Media wire formats: RTP, RTCP, STUN, SDP, VP8 payload descriptor, RFC 7983 demux.
@@ -69,6 +70,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -77,13 +80,30 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict),
-        // Client of the IVS control-plane API (SigV4-signed), for the CLI, the benchmark and tests.
-        .target(name: "StageControl", dependencies: ["StageProtocol", "StageSigV4"], swiftSettings: strict),
+        // Client-side TLS trust (system roots or a CA file) and readable verification errors,
+        // shared by the SDK, the control-plane client and the CLI.
+        .target(
+            name: "StageTLS",
+            dependencies: [.product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: strict),
+        // Client of the IVS control-plane API (SigV4-signed), for the CLI, the benchmark and tests;
+        // its HTTP/1.1 transport runs on SwiftNIO so https:// can trust a CA file.
+        .target(
+            name: "StageControl",
+            dependencies: [
+                "StageProtocol", "StageSigV4", "StageTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "StageKit",
             dependencies: [
-                "StageProtocol", "StageTransport", "StageMedia", "StageWire",
+                "StageProtocol", "StageTransport", "StageMedia", "StageWire", "StageTLS",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

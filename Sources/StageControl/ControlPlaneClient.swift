@@ -1,9 +1,7 @@
 public import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 public import StageProtocol
 import StageSigV4
+public import StageTLS
 
 /// A small client of the IVS Real-Time control plane (this server's, or anything that speaks
 /// it), signing each call with SigV4 (service `ivs`). Used by the `stage` CLI, the benchmark and tests.
@@ -12,12 +10,17 @@ public struct ControlPlaneClient: Sendable {
     public var accessKeyId: String
     public var secretAccessKey: String
     public var region: String
+    /// Whom to trust for an `https://` endpoint: the system roots, or a CA file.
+    public var tls: StageTLSConfiguration
 
-    public init(endpoint: URL, accessKeyId: String, secretAccessKey: String, region: String = "us-east-1") {
+    /// - Parameter tls: for an `https://` endpoint, the CA roots to trust (default: the system's).
+    public init(endpoint: URL, accessKeyId: String, secretAccessKey: String, region: String = "us-east-1",
+                tls: StageTLSConfiguration = .systemRoots) {
         self.endpoint = endpoint
         self.accessKeyId = accessKeyId
         self.secretAccessKey = secretAccessKey
         self.region = region
+        self.tls = tls
     }
 
     /// An error answer of the API: the `x-amzn-ErrorType` and the message.
@@ -44,18 +47,12 @@ public struct ControlPlaneClient: Sendable {
                                   headers: [(name: "host", value: hostHeader), (name: "content-type", value: "application/json")],
                                   body: Array(body))
         SigV4.sign(&signed, accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, region: region, service: "ivs")
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        for header in signed.headers where header.name.lowercased() != "host" {
-            request.setValue(header.value, forHTTPHeaderField: header.name)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else {
-            let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "x-amzn-ErrorType") ?? "UnknownError"
+        let response = try await HTTP1Client(trust: tls).send(method: "POST", url: url, headers: signed.headers, body: Array(body))
+        let data = Data(response.body)
+        guard (200..<300).contains(response.status) else {
+            let type = response.headers.first(name: "x-amzn-ErrorType") ?? "UnknownError"
             let message = (try? JSONDecoder().decode(IVSAPI.ErrorBody.self, from: data).message) ?? String(decoding: data, as: UTF8.self)
-            throw APIError(status: status, type: type, message: message)
+            throw APIError(status: response.status, type: type, message: message)
         }
         return data
     }
