@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var region: String
     public var accessKeyId: String?
     public var secretAccessKey: String?
+    /// PEM certificate chain and private key: HTTP, WHIP/WHEP and signaling are then served over
+    /// TLS, and the default public URL is `https://127.0.0.1:<httpPort>`.
+    public var tls: TLSFiles? = nil
 
     public init(host: String = "0.0.0.0", httpPort: Int = 8080, mediaPort: Int = 7880, dataDirectory: URL,
                 publicURL: String? = nil, publicIP: String? = nil, region: String = "us-east-1", accessKeyId: String? = nil, secretAccessKey: String? = nil) {
@@ -35,7 +38,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     var resolvedPublicURL: String {
-        var url = publicURL ?? "http://127.0.0.1:\(httpPort)"
+        var url = publicURL ?? "\(tls == nil ? "http" : "https")://127.0.0.1:\(httpPort)"
         while url.hasSuffix("/") { url.removeLast() }
         return url
     }

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import Metrics
@@ -13,8 +15,10 @@ public enum StageServerApp {
     static let connectionIds = Atomic<UInt64>(0)
 
     /// Runs until SIGINT/SIGTERM.
+    /// - Throws: `TLSFilesError` first, before anything starts, when the TLS files cannot be used.
     public static func run(_ configuration: ServerConfiguration) async throws {
         let log = ServerLog.server
+        let tlsConfiguration = try configuration.tls?.makeServerConfiguration()
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store(path: configuration.dataDirectory.appendingPathComponent("proscenium.sqlite").path)
         try await store.closeDanglingSessions(at: Date())
@@ -54,14 +58,15 @@ public enum StageServerApp {
             await session.run(inbound: inbound, outbound: outbound)
         }
 
+        let http: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
+            ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)))))
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
-                ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
+            server: try tlsConfiguration.map { try .tls(http, tlsConfiguration: $0) } ?? http,
             configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "proscenium"),
             onServerRunning: { _ in
                 log.info("stage-server listening", metadata: [
-                    "http": "\(configuration.host):\(configuration.httpPort)", "public_url": "\(endpoints.baseURL)",
+                    "http": "\(configuration.host):\(configuration.httpPort)\(tlsConfiguration == nil ? "" : " (tls)")", "public_url": "\(endpoints.baseURL)",
                     "data_dir": "\(configuration.dataDirectory.path)", "account": "\(accountId)", "region": "\(configuration.region)",
                     "media": "udp \(configuration.host):\(engine.localPort), candidate \(configuration.resolvedCandidateIP)",
                 ])

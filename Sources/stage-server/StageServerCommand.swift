@@ -32,6 +32,12 @@ struct StageServerCommand: AsyncParsableCommand {
     var logFormat = "text"
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
+    @Option(help: ArgumentHelp("PEM certificate chain: serve HTTP, WHIP/WHEP and signaling over TLS (with --tls-key); "
+                               + "the default --public-url becomes https://127.0.0.1:<http-port>.",
+                               valueName: "pem-file"))
+    var tlsCert: String?
+    @Option(help: ArgumentHelp("PEM private key of the --tls-cert certificate.", valueName: "pem-file"))
+    var tlsKey: String?
     @Flag(help: .hidden)
     var exitWhenStdinCloses = false
 
@@ -43,6 +49,28 @@ struct StageServerCommand: AsyncParsableCommand {
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw ValidationError("--public-url must start with http:// or https://")
         }
+        try validateTLS()
+    }
+
+    /// --tls-cert and --tls-key: both or neither, each a readable file.
+    func validateTLS() throws {
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): return
+        case (.some, nil): throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
+        case (nil, .some): throw ValidationError("--tls-key needs --tls-cert (the certificate chain)")
+        case (.some(let cert), .some(let key)):
+            for (flag, path) in [("--tls-cert", cert), ("--tls-key", key)] where !FileManager.default.isReadableFile(atPath: path) {
+                throw ValidationError("\(flag) \(path): no such readable file")
+            }
+        }
+    }
+
+    /// Runs the server with the TLS files, if given, added to `configuration`. A file that does not
+    /// hold what its flag needs stops the server before it listens, with a message naming the flag.
+    func serve(_ configuration: ServerConfiguration) async throws {
+        var configuration = configuration
+        if let tlsCert, let tlsKey { configuration.tls = TLSFiles(certificateChain: tlsCert, privateKey: tlsKey) }
+        try await StageServerApp.run(configuration)
     }
 
     func run() async throws {
@@ -56,7 +84,7 @@ struct StageServerCommand: AsyncParsableCommand {
         if exitWhenStdinCloses { ParentWatch.exitWhenStdinCloses() }
         ProcessLimits.raiseOpenFileLimit()
         let environment = ProcessInfo.processInfo.environment
-        try await StageServerApp.run(ServerConfiguration(
+        try await serve(ServerConfiguration(
             host: host, httpPort: httpPort, mediaPort: mediaPort,
             dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIP: publicIP, region: region,
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"]))
