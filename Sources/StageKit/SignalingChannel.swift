@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import StageProtocol
+import StageTLS
 import WSClient
 
 /// The client end of the signaling WebSocket: frames out from a queue, decoded messages in
@@ -23,8 +25,9 @@ final class SignalingChannel: Sendable {
     }
     private let task: Task<Void, Never>
 
-    /// Connects to `url`; every event is handed to `deliver` on the main actor, in order.
-    init(url: String, logger: Logger = Logger(label: "proscenium.stagekit"),
+    /// Connects to `url` (`ws://` or `wss://`); every event is handed to `deliver` on the main actor, in order.
+    /// - Parameter tls: for `wss://`, the CA roots to trust.
+    init(url: String, tls: StageTLSConfiguration = .systemRoots, logger: Logger = Logger(label: "proscenium.stagekit"),
          deliver: @escaping @MainActor @Sendable (Event) -> Void) {
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
         self.outgoing = outgoing
@@ -32,8 +35,9 @@ final class SignalingChannel: Sendable {
         task = Task {
             let codec = SignalCodec()
             do {
-                let configuration = WebSocketClientConfiguration(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .disabled)
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                let (configuration, tlsConfiguration) = try Self.configuration(url: url, tls: tls)
+                try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tlsConfiguration,
+                                                  logger: logger) { inbound, outbound, _ in
                     let writer = Task {
                         for await item in outgoingStream {
                             let text = switch item {
@@ -55,10 +59,32 @@ final class SignalingChannel: Sendable {
                 }
                 inbox.post { deliver(.closed(nil)) }
             } catch {
-                let failure = StageError(code: .connectionFailed, message: "signaling socket \(url): \(error)")
+                let reason = StageTLSError.classify(error, host: Self.hostAndPort(url), trust: tls).map { "\($0)" } ?? "\(error)"
+                let failure = StageError(code: .connectionFailed, message: "signaling socket \(url): \(reason)")
                 inbox.post { deliver(.closed(failure)) }
             }
         }
+    }
+
+    /// The WebSocket settings for `url`, and for `wss://` the TLS settings.
+    ///
+    /// WSClient sends the URL's host as SNI, which NIOSSL refuses for an IP address (RFC 6066
+    /// forbids it). For an IP address URL the SNI is a name under `.invalid` (RFC 6761), which no
+    /// CA can certify; NIOSSL then accepts the certificate only through an IP address entry that
+    /// matches the address connected to, as it would without SNI.
+    static func configuration(url: String, tls: StageTLSConfiguration) throws -> (WebSocketClientConfiguration, TLSConfiguration?) {
+        var configuration = WebSocketClientConfiguration(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .disabled)
+        guard url.lowercased().hasPrefix("wss://") else { return (configuration, nil) }
+        let host = URL(string: url)?.host ?? ""
+        if StageTLSConfiguration.isIPAddress(host) { configuration.sniHostname = "ip-address.invalid" }
+        return (configuration, try tls.makeClientConfiguration())
+    }
+
+    /// `host:port` of a WebSocket URL, for error messages.
+    static func hostAndPort(_ url: String) -> String {
+        guard let parsed = URL(string: url), let host = parsed.host else { return url }
+        let port = parsed.port ?? (url.lowercased().hasPrefix("wss://") ? 443 : 80)
+        return "\(host):\(port)"
     }
 
     func send(_ message: ClientMessage) {

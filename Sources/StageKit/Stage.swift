@@ -1,5 +1,6 @@
 import Foundation
 import StageProtocol
+public import StageTLS
 import StageTransport
 
 /// A stage session (IVS `IVSStage`): joins with a participant token, applies what the strategy
@@ -13,6 +14,8 @@ public final class Stage {
 
     public let token: String
     public let strategy: any StageStrategy
+    /// Whom the signaling socket trusts when the token's `events_url` is `wss://`.
+    public let tls: StageTLSConfiguration
     public weak var errorDelegate: (any StageErrorDelegate)?
     public internal(set) var connectionState: StageConnectionState = .disconnected
     /// Publish, unpublish, mute and subscribe requests sent so far: what `refreshStrategy()` cost.
@@ -70,9 +73,19 @@ public final class Stage {
         weak var renderer: (any StageRenderer)?
     }
 
-    /// - Parameter media: false for a stage that exchanges descriptions only, no media.
-    /// - Throws: `StageError` with `.invalidToken` when the token is not a participant token.
-    public init(token: String, strategy: any StageStrategy, media: Bool = true) throws {
+    /// - Parameters:
+    ///   - media: false for a stage that exchanges descriptions only, no media.
+    ///   - tls: for a `wss://` signaling URL, the CA roots to trust: the system's (default) or a
+    ///     CA file, e.g. `StageTLSConfiguration(caFile: "ca.pem")` for a server with a private CA.
+    /// - Throws: `StageError` with `.invalidToken` when the token is not a participant token, and
+    ///   with `.connectionFailed` when the CA file cannot be read.
+    public init(token: String, strategy: any StageStrategy, media: Bool = true, tls: StageTLSConfiguration = .systemRoots) throws {
+        do {
+            try tls.validate()
+        } catch {
+            throw StageError(code: .connectionFailed, message: "tls: \(error)")
+        }
+        self.tls = tls
         do {
             mediaContext = media ? try DTLSContext(certificate: DTLSCertificate()) : nil
         } catch {
@@ -113,7 +126,7 @@ public final class Stage {
         // Events of a channel this stage has since dropped (torn down, rejoined) are ignored.
         channelGeneration += 1
         let generation = channelGeneration
-        let channel = SignalingChannel(url: claims.eventsURL) { [weak self] event in
+        let channel = SignalingChannel(url: claims.eventsURL, tls: tls) { [weak self] event in
             guard let self, self.channelGeneration == generation else { return }
             self.receive(event)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StageControl
+import StageKit
 
 /// Where the control plane is and how to sign for it.
 struct ControlPlaneOptions: ParsableArguments {
@@ -10,6 +11,7 @@ struct ControlPlaneOptions: ParsableArguments {
     var region = "us-east-1"
     @Flag(help: "Print the raw JSON answer.")
     var json = false
+    @OptionGroup var tls: TLSOptions
 
     func client() throws -> ControlPlaneClient {
         let environment = ProcessInfo.processInfo.environment
@@ -18,7 +20,8 @@ struct ControlPlaneOptions: ParsableArguments {
             throw ValidationError("--endpoint-url must be an http(s) URL, got '\(endpoint)'")
         }
         let (id, secret) = try credentials(environment)
-        return ControlPlaneClient(endpoint: url, accessKeyId: id, secretAccessKey: secret, region: environment["AWS_DEFAULT_REGION"] ?? region)
+        return ControlPlaneClient(endpoint: url, accessKeyId: id, secretAccessKey: secret, region: environment["AWS_DEFAULT_REGION"] ?? region,
+                                  tls: try tls.configuration())
     }
 
     private func credentials(_ environment: [String: String]) throws -> (String, String) {
@@ -46,6 +49,9 @@ struct ControlPlaneOptions: ParsableArguments {
             }
         } catch let error as ControlPlaneClient.APIError {
             FileHandle.standardError.write(Data("error: \(error.type): \(error.message)\n".utf8))
+            throw ExitCode(1)
+        } catch let error as StageTLSError {
+            FileHandle.standardError.write(Data("error: \(error.reason)\n".utf8))
             throw ExitCode(1)
         }
     }

@@ -20,6 +20,7 @@ struct Join: AsyncParsableCommand {
     @Flag(help: "Start with the camera muted.") var cameraMuted = false
     @Option(help: "Seconds between status blocks (0: none).") var statusInterval = 5
     @OptionGroup var media: MediaOptions
+    @OptionGroup var tls: TLSOptions
 
     func run() async throws {
         try await JoinSession(command: self).run()
@@ -40,7 +41,8 @@ final class JoinSession {
 
     init(command: Join) throws {
         streams = try command.media.streams(muteCamera: command.cameraMuted, muteMic: command.muted)
-        stage = try Stage(token: command.token, strategy: ExampleStrategy(command.strategy, streams: streams))
+        stage = try Stage(token: command.token, strategy: ExampleStrategy(command.strategy, streams: streams),
+                          tls: try command.tls.configuration())
         printer = EventPrinter(json: command.json)
         stage.addRenderer(printer)
         stage.errorDelegate = printer
