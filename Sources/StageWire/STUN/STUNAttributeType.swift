@@ -1,4 +1,5 @@
-/// A STUN attribute type (RFC 8489 §14, §18.3; ICE's from RFC 8445 §16.1).
+/// A STUN attribute type (RFC 8489 §14, §18.3; ICE's from RFC 8445 §16.1; TURN's from
+/// RFC 8656 §18 in `STUNAttributeType+TURN.swift`).
 ///
 /// Types below 0x8000 are comprehension-required: a receiver that does not understand one must
 /// reject the request with 420 (§6.3.1) listing it in UNKNOWN-ATTRIBUTES.
@@ -64,7 +65,7 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, CustomStr
         case .fingerprint: "FINGERPRINT"
         case .iceControlled: "ICE-CONTROLLED"
         case .iceControlling: "ICE-CONTROLLING"
-        default: "attribute \(hex(rawValue))"
+        default: turnName ?? "attribute \(hex(rawValue))"
         }
     }
 }

@@ -31,6 +31,8 @@ public enum STUNError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidErrorCode(errorClass: UInt8, number: UInt8)
     /// Building: a value longer than its attribute allows, or a message over 65,535 bytes.
     case valueTooLong(type: STUNAttributeType, length: Int, limit: Int)
+    /// RFC 8656 §12: a CHANNEL-NUMBER outside 0x4000–0x4FFF.
+    case invalidChannelNumber(UInt16)
 
     public var description: String {
         switch self {
@@ -62,6 +64,8 @@ public enum STUNError: Error, Hashable, Sendable, CustomStringConvertible {
             "STUN ERROR-CODE class \(errorClass) number \(number) is out of range (RFC 8489 §14.8)"
         case .valueTooLong(let type, let length, let limit):
             "STUN \(type) value of \(length) bytes exceeds \(limit)"
+        case .invalidChannelNumber(let number):
+            "TURN channel number \(hex(number)) is outside 0x4000–0x4fff (RFC 8656 §12)"
         }
     }
 }

@@ -6,11 +6,12 @@ public struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// - Parameter rawValue: the method; bits above the 12th are cleared.
     public init(rawValue: UInt16) { self.rawValue = rawValue & 0x0FFF }
 
-    /// RFC 8489 §18.2: Binding, the only method ICE uses.
+    /// RFC 8489 §18.2: Binding, the only method ICE uses. TURN's (RFC 8656 §17) are in
+    /// `STUNMethod+TURN.swift`.
     public static let binding = STUNMethod(rawValue: 0x001)
 
     public var description: String {
-        self == .binding ? "Binding" : "method \(hex(rawValue))"
+        name ?? "method \(hex(rawValue))"
     }
 }
 
