@@ -8,7 +8,8 @@ struct StageCommand: AsyncParsableCommand {
         discussion: """
             Control-plane commands sign their requests with AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY \
             (or STAGE_ACCESS_KEY_ID / STAGE_SECRET_ACCESS_KEY, or ./stage-data/credentials.json written by \
-            stage-server) and talk to --endpoint-url (default $STAGE_ENDPOINT or http://127.0.0.1:8080).
+            stage-server) and talk to --endpoint-url (default $STAGE_ENDPOINT or http://127.0.0.1:8080). \
+            For https:// and wss:// with a private CA, --ca-file (or $STAGE_CA_FILE) names its PEM file.
 
             Example:
               stage create-stage --name demo
