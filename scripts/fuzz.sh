@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers and runs each for RUNS executions (default 1000000).
-#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun sdp depacketizer mediafiles (default all)
+#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing sdp depacketizer mediafiles (default all)
 # Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"; shift || true
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun sdp depacketizer mediafiles)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing sdp depacketizer mediafiles)
 mkdir -p .build-fuzz
 wire_sources=$(find Sources/StageWire -name '*.swift')
 for target in "${targets[@]}"; do
@@ -18,6 +18,8 @@ for target in "${targets[@]}"; do
       max_len=4096 ;;
     rtp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireRTPFuzz.swift -o .build-fuzz/rtp-fuzz; max_len=1500 ;;
     stun) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSTUNFuzz.swift -o .build-fuzz/stun-fuzz; max_len=2048 ;;
+    turn) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireTURNFuzz.swift -o .build-fuzz/turn-fuzz; max_len=2048 ;;
+    framing) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireStreamFramingFuzz.swift -o .build-fuzz/framing-fuzz; max_len=4096 ;;
     sdp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSDPFuzz.swift -o .build-fuzz/sdp-fuzz; max_len=8192 ;;
     depacketizer)
       # StageWire as its own module, then StageMedia's RTP and Jitter folders (no C imports) with the harness.
