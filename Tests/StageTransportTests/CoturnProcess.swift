@@ -2,7 +2,7 @@ import Foundation
 
 /// Debian's coturn (`/usr/bin/turnserver`) started for one test on 127.0.0.1 with long-term
 /// credentials alice:secret in realm proscenium.test, loopback peers allowed, no TLS, no CLI.
-/// ``stop()`` (also in `deinit`) terminates it; its log is kept for failure messages.
+/// ``stop()`` (also in `deinit`) kills it; its log is kept for failure messages.
 final class CoturnProcess: @unchecked Sendable {
     static let binary = "/usr/bin/turnserver"
     static let username = "alice"
@@ -60,9 +60,12 @@ final class CoturnProcess: @unchecked Sendable {
         return String(decoding: logData, as: UTF8.self)
     }
 
+    /// SIGKILL, not SIGTERM: a child started from the test process inherits the signal mask of
+    /// the thread that spawned it, where libdispatch blocks SIGTERM, and coturn never unblocks it
+    /// (a SIGTERM stays pending and `waitUntilExit` would wait forever).
     func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
         output.fileHandleForReading.readabilityHandler = nil
