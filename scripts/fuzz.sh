@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers and runs each for RUNS executions (default 1000000).
-#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing sdp depacketizer mediafiles (default all)
+#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles (default all)
 # Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"; shift || true
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing sdp depacketizer mediafiles)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing iceurl sdp depacketizer mediafiles)
 mkdir -p .build-fuzz
 wire_sources=$(find Sources/StageWire -name '*.swift')
 for target in "${targets[@]}"; do
@@ -20,6 +20,9 @@ for target in "${targets[@]}"; do
     stun) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSTUNFuzz.swift -o .build-fuzz/stun-fuzz; max_len=2048 ;;
     turn) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireTURNFuzz.swift -o .build-fuzz/turn-fuzz; max_len=2048 ;;
     framing) swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireStreamFramingFuzz.swift -o .build-fuzz/framing-fuzz; max_len=4096 ;;
+    iceurl)
+      printf 'turn:[2001:db8::1]:3478?transport=tcp' > "$corpus/seed-turn"; printf 'stun:192.0.2.1' > "$corpus/seed-stun"
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireICEServerURLFuzz.swift -o .build-fuzz/iceurl-fuzz; max_len=1200 ;;
     sdp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSDPFuzz.swift -o .build-fuzz/sdp-fuzz; max_len=8192 ;;
     depacketizer)
       # StageWire as its own module, then StageMedia's RTP and Jitter folders (no C imports) with the harness.

@@ -24,7 +24,7 @@ extension Stage {
         let previous = mediaPublisher
         let publisher: MediaPublisher
         do {
-            publisher = try MediaPublisher(tracks: tracks.map(MediaPublisher.Track.init), context: mediaContext)
+            publisher = try MediaPublisher(tracks: tracks.map(MediaPublisher.Track.init), context: mediaContext, ice: ice.agentConfiguration)
         } catch {
             reportError(StageError(code: .connectionFailed, message: "publish media: \(error)"))
             if let requestId { channel.send(.publish(.init(requestId: requestId, streams: streams))) }
@@ -84,7 +84,8 @@ extension Stage {
         guard !streams.isEmpty else { return }
         let subscriber: MediaSubscriber
         do {
-            subscriber = try MediaSubscriber(publisherId: publisherId, streams: streams.map(MediaSubscriber.Track.init), context: mediaContext)
+            subscriber = try MediaSubscriber(publisherId: publisherId, streams: streams.map(MediaSubscriber.Track.init), context: mediaContext,
+                                         ice: ice.agentConfiguration)
         } catch {
             return reportError(StageError(code: .connectionFailed, message: "subscribe media from \(publisherId): \(error)"))
         }

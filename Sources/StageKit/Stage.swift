@@ -16,6 +16,8 @@ public final class Stage {
     public let strategy: any StageStrategy
     /// Whom the signaling socket trusts when the token's `events_url` is `wss://`.
     public let tls: StageTLSConfiguration
+    /// STUN/TURN servers and the transport policy of the media connections.
+    public let ice: StageICEConfiguration
     public weak var errorDelegate: (any StageErrorDelegate)?
     public internal(set) var connectionState: StageConnectionState = .disconnected
     /// Publish, unpublish, mute and subscribe requests sent so far: what `refreshStrategy()` cost.
@@ -77,15 +79,19 @@ public final class Stage {
     ///   - media: false for a stage that exchanges descriptions only, no media.
     ///   - tls: for a `wss://` signaling URL, the CA roots to trust: the system's (default) or a
     ///     CA file, e.g. `StageTLSConfiguration(caFile: "ca.pem")` for a server with a private CA.
+    ///   - ice: STUN and TURN servers for networks that need them (default: none; every local
+    ///     interface is tried over UDP and TCP).
     /// - Throws: `StageError` with `.invalidToken` when the token is not a participant token, and
     ///   with `.connectionFailed` when the CA file cannot be read.
-    public init(token: String, strategy: any StageStrategy, media: Bool = true, tls: StageTLSConfiguration = .systemRoots) throws {
+    public init(token: String, strategy: any StageStrategy, media: Bool = true, tls: StageTLSConfiguration = .systemRoots,
+                ice: StageICEConfiguration = StageICEConfiguration()) throws {
         do {
             try tls.validate()
         } catch {
             throw StageError(code: .connectionFailed, message: "tls: \(error)")
         }
         self.tls = tls
+        self.ice = ice
         do {
             mediaContext = media ? try DTLSContext(certificate: DTLSCertificate()) : nil
         } catch {

@@ -1,12 +1,11 @@
-import Crypto
 import Foundation
 public import NIOCore
-public import NIOPosix
-public import StageWire
+import NIOPosix
+import StageWire
 
-/// The client end of a WebRTC peer connection to an ICE-lite server (the SDK side, and the
-/// benchmark's synthetic peers): its own UDP socket, a controlling ICE agent that checks the
-/// server's one candidate with USE-CANDIDATE (RFC 8445 §7.2.5, aggressive nomination), DTLS as
+/// The client end of a WebRTC peer connection (the SDK side, and the benchmark's synthetic
+/// peers): a full controlling ICE agent (``ICEAgent``: host, server-reflexive and relayed
+/// candidates, UDP and TCP, nomination, consent, new paths when the network changes), DTLS as
 /// client (we offer `a=setup:active`), then SRTP. All callbacks run on `eventLoop`.
 public final class ClientPeerConnection: @unchecked Sendable {
     public enum Direction: String, Sendable { case sendonly, recvonly }
@@ -35,19 +34,19 @@ public final class ClientPeerConnection: @unchecked Sendable {
     }
 
     public let tracks: [Track]
-    public let credentials = ICECredentials.random()
+    public var credentials: ICECredentials { agent.credentials }
     public let eventLoop: any EventLoop
     let context: DTLSContext
-    private var channel: (any Channel)?
-    private var remote: (address: SocketAddress, ufrag: String, password: String, fingerprint: [UInt8])?
+    /// Gathers, checks and carries every packet of the connection.
+    public let agent: ICEAgent
+    private var remoteReady = false
     private var dtls: DTLSEndpoint?
     private var srtp: SRTPSession?
     private var connectedPromise: EventLoopPromise<Void>?
-    private var checkTask: RepeatedTask?
-    private let tieBreaker = UInt64.random(in: 0...UInt64.max)
     /// The keys given to `connectWithoutHandshake`.
     public private(set) var fixedKeys: SRTPKeyingMaterial?
-    public var localAddress: SocketAddress? { channel?.localAddress }
+    /// The local address media leaves from (call on `eventLoop`).
+    public var localAddress: SocketAddress? { agent.localAddress }
     /// Decrypted RTP received (subscribers).
     public var onRTP: ((UnsafeMutableRawBufferPointer) -> Void)?
     public var onRTCP: ((UnsafeMutableRawBufferPointer) -> Void)?
@@ -67,8 +66,6 @@ public final class ClientPeerConnection: @unchecked Sendable {
     public var onClosedByServer: (() -> Void)?
     private var lastReceived = NIODeadline.now()
     private var counters = Statistics()
-    /// When each outstanding consent check left, by transaction id: answers give the round trip.
-    private var checksInFlight: [STUNTransactionID: NIODeadline] = [:]
 
     /// The transport's counters, as WebRTC's `candidate-pair` stats name them.
     public struct Statistics: Sendable {
@@ -76,40 +73,47 @@ public final class ClientPeerConnection: @unchecked Sendable {
         public var bytesSent = 0
         public var packetsReceived = 0
         public var bytesReceived = 0
-        /// Of the latest consent check answered (RFC 7675), in seconds.
-        public var currentRoundTripTime: Double?
-        public var remoteAddress: String?
-        public var localAddress: String?
+        /// The selected candidate pair and the latest round trip of a check or consent answer on it.
+        public var pair: ICEPairStatistics?
+        public var currentRoundTripTime: Double? { pair?.roundTripSeconds }
     }
 
     /// The latest consent round trip in seconds (call on `eventLoop`).
-    public var currentRoundTripTime: Double? { counters.currentRoundTripTime }
+    public var currentRoundTripTime: Double? { agent.selectedPair?.roundTripSeconds }
+    /// What `open` gathered, for the offer.
+    private var gathered: [ICECandidate] = []
 
     /// The counters now (any thread).
     public func statistics() async -> Statistics {
         (try? await eventLoop.submit { [self] in
             var statistics = counters
-            statistics.remoteAddress = remote.map { "\($0.address)" }
-            statistics.localAddress = channel?.localAddress.map { "\($0)" }
+            statistics.pair = agent.selectedPair
             return statistics
         }.get()) ?? Statistics()
     }
     private var livenessTask: RepeatedTask?
 
-    public init(tracks: [Track], context: DTLSContext, eventLoop: any EventLoop) {
+    /// - Parameter ice: STUN/TURN servers, the transport policy, and which local addresses to use.
+    public init(tracks: [Track], context: DTLSContext, eventLoop: any EventLoop, ice: ICEConfiguration = ICEConfiguration()) {
         self.tracks = tracks
         self.context = context
         self.eventLoop = eventLoop
+        agent = ICEAgent(configuration: ice, eventLoop: eventLoop)
     }
 
-    /// Opens the UDP socket on `host` (loopback unless a test network says otherwise).
-    public func open(host: String = "127.0.0.1") async throws {
-        channel = try await DatagramBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            .channelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ClientHandler(peer: self)) }
-            }
-            .bind(host: host, port: 0).get()
+    /// Gathers the candidates of the offer: host sockets on every usable interface (or on
+    /// `host` only, for a benchmark pinned to one address), then STUN and TURN servers.
+    public func open(host: String? = nil) async throws {
+        let pinned = try host.map { host in
+            guard let ip = IPAddress(host) else { throw NegotiationError("open: \(host) is not an IP address") }
+            return [ip]
+        }
+        try await eventLoop.submit { [self] in
+            if let pinned { agent.configuration.localAddresses = pinned }
+            agent.onData = { [weak self] bytes in self?.receive(bytes) }
+        }.get()
+        try await agent.gather()
+        gathered = try await eventLoop.submit { [agent] in agent.localCandidates }.get()
     }
 
     /// Our offer (RFC 8829 §5.2): BUNDLE, rtcp-mux, VP8/Opus, our fingerprint, `setup:active`.
@@ -140,11 +144,9 @@ public final class ClientPeerConnection: @unchecked Sendable {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// Our host candidate (RFC 8839 §5.1), once the socket is open.
+    /// Our candidates (RFC 8839 §5.1), once gathered.
     private var candidateLines: [String] {
-        guard let address = channel?.localAddress, let port = address.port, let ip = address.ipAddress else { return [] }
-        let candidate = SDPCandidate(foundation: "1", priority: 2130706431, address: ip, port: UInt16(port))
-        return [SDPLine.attribute(candidate).description, "a=end-of-candidates"]
+        gathered.map { SDPLine.attribute($0.sdp).description } + ["a=end-of-candidates"]
     }
 
     /// Our answer to a server's offer (an SFU that offers to its subscribers, like Janus):
@@ -167,29 +169,32 @@ public final class ClientPeerConnection: @unchecked Sendable {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// Candidate addresses this client may send to. The benchmark and tests talk to servers on
-    /// this machine only, so by default only loopback addresses are used.
-    public var allowedAddress: @Sendable (String) -> Bool = { $0 == "127.0.0.1" || $0 == "::1" }
+    /// Remote candidates this client may check (the benchmark pins Janus to one address).
+    public var allowedAddress: @Sendable (String) -> Bool = { _ in true }
 
-    /// Applies the server's answer and connects: ICE check, DTLS, SRTP. Returns once SRTP is ready.
+    /// Applies the remote's answer and connects: ICE checks and nomination, DTLS, SRTP.
+    /// Returns once SRTP is ready.
     public func connect(answer: String, timeout: TimeAmount = .seconds(10)) async throws {
         let description: SessionDescription
         do { description = try SessionDescription(parsing: answer) } catch { throw NegotiationError("answer: \(error)") }
         guard let media = description.media.first, let ufrag = media.iceUfrag ?? description.iceUfrag,
               let password = media.icePwd ?? description.icePwd,
-              let print = (media.fingerprints + description.fingerprints).first,
-              let candidate = media.candidates.first(where: { allowedAddress($0.address) }),
-              let address = try? SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)) else {
-            throw NegotiationError("answer: ICE credentials, fingerprint or a usable host candidate missing")
+              let print = (media.fingerprints + description.fingerprints).first else {
+            throw NegotiationError("answer: ICE credentials or fingerprint missing")
+        }
+        let candidates = media.candidates.filter { allowedAddress($0.address) }.compactMap(ICECandidate.init)
+        guard !candidates.isEmpty else {
+            throw NegotiationError("answer: no usable candidate (UDP or TCP passive, IPv4 or IPv6 literal) among \(media.candidates.count)")
         }
         let promise = eventLoop.makePromise(of: Void.self)
         try await eventLoop.submit { [self] in
-            remote = (address, ufrag, password, print.bytes)
             dtls = try DTLSEndpoint(role: .client, context: context, remoteFingerprint: print.bytes)
             connectedPromise = promise
-            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(100)) { [weak self] _ in self?.sendCheck() }
-            eventLoop.scheduleTask(in: timeout) { [weak self] in
-                self?.checkTask?.cancel()
+            agent.onSelected = { [weak self] _ in self?.pathSelected() }
+            agent.onFailed = { reason in promise.fail(NegotiationError("connect: \(reason)")) }
+            agent.onRemoteForgot = { [weak self] in self?.serverForgotUs() }
+            agent.start(remoteUfrag: ufrag, remotePassword: password, candidates: candidates)
+            eventLoop.scheduleTask(in: timeout) {
                 promise.fail(NegotiationError("connect: no SRTP after \(timeout.nanoseconds / 1_000_000) ms"))
             }
         }.get()
@@ -200,67 +205,24 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// floor relay, which measures what forwarding costs without any of them).
     public func connectWithoutHandshake(to address: SocketAddress, keys: SRTPKeyingMaterial) async throws {
         try await eventLoop.submit { [self] in
-            remote = (address, "", "", [])
+            try agent.useFixedRoute(to: address)
             srtp = try SRTPSession(keys)
             fixedKeys = keys
         }.get()
     }
 
-    /// Sends a connectivity check (USE-CANDIDATE); once DTLS is done, switches to consent
-    /// checks (RFC 7675), one a second.
-    private func sendCheck() {
-        guard remote != nil else { return }
-        sendBindingRequest(useCandidate: true)
-        if srtp != nil {   // connected: keep consent with one check a second
-            checkTask?.cancel()
-            checkTask = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in
-                self?.sendBindingRequest(useCandidate: false)
-            }
-        }
+    /// The agent selected a pair: the first time DTLS starts over it; later the path moved
+    /// (the server follows our nomination) and DTLS/SRTP simply continue on the new one.
+    private func pathSelected() {
+        lastReceived = .now()
+        guard let dtls, case .handshaking = dtls.state, !remoteReady else { return }
+        remoteReady = true
+        sendDTLS(dtls.start())
     }
 
-    /// A Binding request to the server, with integrity from its password: a connectivity check
-    /// (PRIORITY and USE-CANDIDATE, aggressive nomination) or a consent check, whose answer
-    /// gives the round trip.
-    private func sendBindingRequest(useCandidate: Bool) {
-        guard let remote else { return }
-        var builder = STUNMessageBuilder(type: .bindingRequest)
-        if !useCandidate {
-            checksInFlight = checksInFlight.filter { NIODeadline.now() - $0.value < .seconds(10) }
-            checksInFlight[builder.transactionID] = .now()
-        }
-        try? builder.appendUsername("\(remote.ufrag):\(credentials.ufrag)")
-        if useCandidate { builder.appendPriority(0x7E00_00FF) }
-        builder.appendICEControlling(tieBreaker: tieBreaker)
-        if useCandidate { builder.appendUseCandidate() }
-        write(builder.finish(integrityKey: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1), to: remote.address)
-    }
-
-    fileprivate func receive(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress) {
-        guard bytes.count > 0, let remote else { return }
+    fileprivate func receive(_ bytes: UnsafeMutableRawBufferPointer) {
+        guard bytes.count > 0 else { return }
         switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
-        case .stun:
-            guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) else { return }
-            if message.type == .bindingRequest {
-                // A full (or triggered-checking) peer checks us too: answer with our password.
-                guard message.verifyIntegrity(key: STUNMessage.shortTermKey(password: credentials.password), hmacSHA1: MediaEngine.hmacSHA1),
-                      let stunSource = STUNAddress(source) else { return }
-                write(STUNMessageBuilder.bindingSuccess(transactionID: message.transactionID, source: stunSource,
-                                                        localPassword: credentials.password, hmacSHA1: MediaEngine.hmacSHA1), to: source)
-                return
-            }
-            if message.type == .bindingError, source == remote.address {
-                serverForgotUs()
-                return
-            }
-            guard message.type == .bindingSuccess,
-                  message.verifyIntegrity(key: STUNMessage.shortTermKey(password: remote.password), hmacSHA1: MediaEngine.hmacSHA1),
-                  let dtls else { return }
-            lastReceived = .now()
-            if let sent = checksInFlight.removeValue(forKey: message.transactionID) {
-                counters.currentRoundTripTime = Double((NIODeadline.now() - sent).nanoseconds) / 1e9
-            }
-            if case .handshaking = dtls.state { sendDTLS(dtls.start()) }
         case .dtls:
             guard let dtls else { return }
             sendDTLS(dtls.receive(UnsafeRawBufferPointer(bytes)))
@@ -294,8 +256,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
     }
 
     private func sendDTLS(_ datagrams: [[UInt8]]) {
-        guard let remote else { return }
-        for datagram in datagrams { write(datagram, to: remote.address) }
+        for datagram in datagrams { agent.write(agent.allocator.buffer(bytes: datagram)) }
         if let timeout = dtls?.nextTimeout {
             eventLoop.scheduleTask(in: TimeAmount(timeout)) { [weak self] in
                 guard let self, let dtls = self.dtls, case .handshaking = dtls.state else { return }
@@ -307,7 +268,6 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// The server answered a check with an error (401: it has no such connection any more).
     private func serverForgotUs() {
         if srtp == nil {
-            checkTask?.cancel()
             connectedPromise?.fail(NegotiationError("connect: the server does not know this connection (STUN error response)"))
         } else {
             closedByServer()
@@ -318,7 +278,6 @@ public final class ClientPeerConnection: @unchecked Sendable {
     private func closedByServer() {
         srtp = nil
         livenessTask?.cancel()
-        checkTask?.cancel()
         onClosedByServer?()
     }
 
@@ -327,7 +286,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
     private func watchLiveness() {
         lastReceived = .now()
         livenessTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [weak self] task in
-            guard let self, NIODeadline.now() - self.lastReceived > self.receiveTimeout else { return }
+            guard let self, NIODeadline.now() - max(self.lastReceived, self.agent.lastHeard) > self.receiveTimeout else { return }
             task.cancel()
             self.onTimeout?()
         }
@@ -336,56 +295,32 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Protects and sends an RTCP compound packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
-        guard let srtp, let remote, let channel,
-              let buffer = srtp.protect(packet, rtcp: true, allocator: channel.allocator) else { return false }
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
-        return true
+        guard let srtp, let buffer = srtp.protect(packet, rtcp: true, allocator: agent.allocator) else { return false }
+        return agent.write(buffer)
     }
 
     /// Protects and sends an RTP packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTP(_ packet: UnsafeRawBufferPointer, flush: Bool = true) -> Bool {
-        guard let srtp, let remote, let channel,
-              let buffer = srtp.protect(packet, rtcp: false, allocator: channel.allocator) else { return false }
+        guard let srtp, let buffer = srtp.protect(packet, rtcp: false, allocator: agent.allocator) else { return false }
         counters.packetsSent += 1
         counters.bytesSent += buffer.readableBytes
-        channel.write(AddressedEnvelope(remoteAddress: remote.address, data: buffer), promise: nil)
-        if flush { channel.flush() }
-        return true
+        return agent.write(buffer, flush: flush)
     }
 
-    public func flush() { channel?.flush() }
+    public func flush() { agent.flush() }
 
-    private func write(_ bytes: [UInt8], to address: SocketAddress) {
-        guard let channel else { return }
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
-    }
-
-    /// Tells the server with a DTLS close_notify (so it frees the session at once), then closes the socket.
+    /// Tells the server with a DTLS close_notify (so it frees the session at once), then closes the sockets.
     public func close() async {
         try? await eventLoop.submit { [self] in
-            checkTask?.cancel()
             livenessTask?.cancel()
             onTimeout = nil
-            if let dtls, let remote {
-                for datagram in dtls.shutdown() { write(datagram, to: remote.address) }
+            agent.onData = nil
+            if let dtls, srtp != nil {
+                for datagram in dtls.shutdown() { agent.write(agent.allocator.buffer(bytes: datagram)) }
             }
             srtp = nil
         }.get()
-        try? await channel?.close()
+        await agent.close()
     }
-}
-
-private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    let peer: ClientPeerConnection
-    init(peer: ClientPeerConnection) { self.peer = peer }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data)
-        var buffer = envelope.data
-        buffer.withUnsafeMutableReadableBytes { peer.receive($0, from: envelope.remoteAddress) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }

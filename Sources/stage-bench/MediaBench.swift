@@ -89,7 +89,7 @@ struct MediaBench: AsyncParsableCommand {
         for _ in 0..<publishers {
             let token = try await api.createParticipantToken(stageArn: stageArn, capabilities: ["PUBLISH"])
             let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly)], context: context, eventLoop: group.next())
-            try await peer.open()
+            try await peer.open(host: "127.0.0.1")
             let answer = try await post(server.baseURL.appendingPathComponent("whip"), offer: peer.offer(), token: token.token ?? "")
             try await peer.connect(answer: answer)
             senders.append(peer); ssrcs.append(peer.tracks[0].ssrc); publisherIds.append(token.participantId ?? "")
@@ -101,7 +101,7 @@ struct MediaBench: AsyncParsableCommand {
             for publisherId in publisherIds {
                 let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: group.next())
                 peer.onRTP = { stats.record($0) }
-                try await peer.open()
+                try await peer.open(host: "127.0.0.1")
                 let answer = try await post(server.baseURL.appendingPathComponent("whep/\(publisherId)"), offer: peer.offer(), token: token.token ?? "")
                 try await peer.connect(answer: answer)
                 receivers.append(peer)
@@ -124,7 +124,7 @@ struct MediaBench: AsyncParsableCommand {
         var routes: [SocketAddress: [(session: SRTPSession, address: SocketAddress)]] = [:]
         for _ in 0..<publishers {
             let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly)], context: try DTLSContext(certificate: DTLSCertificate()), eventLoop: group.next())
-            try await peer.open()
+            try await peer.open(host: "127.0.0.1")
             try await peer.connectWithoutHandshake(to: relayAddress, keys: publisherKeys)
             senders.append(peer); ssrcs.append(peer.tracks[0].ssrc)
         }
@@ -132,7 +132,7 @@ struct MediaBench: AsyncParsableCommand {
             let keys = randomKeys()
             let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: try DTLSContext(certificate: DTLSCertificate()), eventLoop: group.next())
             peer.onRTP = { stats.record($0) }
-            try await peer.open()
+            try await peer.open(host: "127.0.0.1")
             try await peer.connectWithoutHandshake(to: relayAddress, keys: keys)
             receivers.append(peer)
         }

@@ -9,7 +9,8 @@ struct Join: AsyncParsableCommand {
         discussion: """
             Publishes the test camera (VP8, simulcast) and a tone (Opus) unless told otherwise, and \
             receives what the strategy subscribes to. A status block (participants, publish and \
-            subscribe state, bitrate, loss, round-trip time) is printed every --status-interval seconds.
+            subscribe state, bitrate, loss, round-trip time, the network path in use) is printed \
+            every --status-interval seconds.
             While joined: `kill -USR1 <pid>` toggles the camera's mute, `kill -USR2 <pid>` the microphone's.
             """)
 
@@ -21,6 +22,7 @@ struct Join: AsyncParsableCommand {
     @Option(help: "Seconds between status blocks (0: none).") var statusInterval = 5
     @OptionGroup var media: MediaOptions
     @OptionGroup var tls: TLSOptions
+    @OptionGroup var ice: ICEOptions
 
     func run() async throws {
         try await JoinSession(command: self).run()
@@ -42,7 +44,7 @@ final class JoinSession {
     init(command: Join) throws {
         streams = try command.media.streams(muteCamera: command.cameraMuted, muteMic: command.muted)
         stage = try Stage(token: command.token, strategy: ExampleStrategy(command.strategy, streams: streams),
-                          tls: try command.tls.configuration())
+                          tls: try command.tls.configuration(), ice: try command.ice.configuration())
         printer = EventPrinter(json: command.json)
         stage.addRenderer(printer)
         stage.errorDelegate = printer

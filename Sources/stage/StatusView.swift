@@ -72,6 +72,18 @@ final class StatusView: StageRenderer {
         if let rtt = stats.first(where: { $0.type == "candidate-pair" })?["currentRoundTripTime"]?.number {
             parts.append(String(format: "rtt %.1f ms", rtt * 1000))
         }
+        if let local = stats.first(where: { $0.type == "local-candidate" }), let remote = stats.first(where: { $0.type == "remote-candidate" }) {
+            parts.append("path \(Self.describe(local)) → \(Self.describe(remote))")
+        }
         return parts.joined(separator: ", ")
+    }
+
+    /// `host udp 192.0.2.1:5000`, `relay udp 198.51.100.2:49152 via TURN/tcp`, `host tcp …`.
+    private static func describe(_ candidate: RTCStats) -> String {
+        var text = "\(candidate["candidateType"] ?? .string("?")) \(candidate["protocol"] ?? .string("?"))"
+        let address = candidate["address"]?.description ?? "?"
+        text += " " + (address.contains(":") ? "[\(address)]" : address) + ":\(candidate["port"] ?? .number(0))"
+        if let relay = candidate["relayProtocol"] { text += " via TURN/\(relay)" }
+        return text
     }
 }

@@ -12,8 +12,8 @@ final class MediaConnection: @unchecked Sendable {
     private let failed = Atomic<Bool>(false)
     var hasFailed: Bool { failed.load(ordering: .relaxed) }
 
-    init(tracks: [ClientPeerConnection.Track], context: DTLSContext) {
-        peer = ClientPeerConnection(tracks: tracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+    init(tracks: [ClientPeerConnection.Track], context: DTLSContext, ice: ICEConfiguration) {
+        peer = ClientPeerConnection(tracks: tracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), ice: ice)
     }
 
     /// Opens the socket and writes the offer.
@@ -34,17 +34,35 @@ final class MediaConnection: @unchecked Sendable {
         onFailure?(reason)
     }
 
-    /// The `candidate-pair` statistics of the connection (W3C webrtc-stats §8.14).
-    func candidatePairStats() async -> RTCStats {
+    /// The `candidate-pair` statistics of the connection with its `local-candidate` and
+    /// `remote-candidate` (W3C webrtc-stats §8.14, §8.15), as a browser reports them.
+    func candidatePairStats() async -> [RTCStats] {
         let statistics = await peer.statistics()
         var values: [String: RTCStats.Value] = [
-            "state": .string("succeeded"), "nominated": .string("true"),
+            "state": .string(statistics.pair == nil ? "in-progress" : "succeeded"), "nominated": .string(statistics.pair == nil ? "false" : "true"),
             "packetsSent": .number(Double(statistics.packetsSent)), "bytesSent": .number(Double(statistics.bytesSent)),
             "packetsReceived": .number(Double(statistics.packetsReceived)), "bytesReceived": .number(Double(statistics.bytesReceived)),
         ]
         if let rtt = statistics.currentRoundTripTime { values["currentRoundTripTime"] = .number(rtt) }
-        if let local = statistics.localAddress { values["localAddress"] = .string(local) }
-        if let remote = statistics.remoteAddress { values["remoteAddress"] = .string(remote) }
-        return RTCStats(id: "candidate-pair", type: "candidate-pair", values: values)
+        guard let pair = statistics.pair else { return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values)] }
+        values["localCandidateId"] = .string("local-candidate")
+        values["remoteCandidateId"] = .string("remote-candidate")
+        values["localAddress"] = .string("\(pair.local.address)")
+        values["remoteAddress"] = .string("\(pair.remote.address)")
+        return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values),
+                Self.candidateStats(pair.local, id: "local-candidate"), Self.candidateStats(pair.remote, id: "remote-candidate")]
+    }
+
+    /// An `RTCIceCandidateStats` (W3C webrtc-stats §8.15): address, port, protocol, candidateType,
+    /// and for relayed candidates the relayProtocol to the TURN server.
+    private static func candidateStats(_ candidate: ICECandidate, id: String) -> RTCStats {
+        var values: [String: RTCStats.Value] = [
+            "address": .string(candidate.address.ip.description), "port": .number(Double(candidate.address.port)),
+            "protocol": .string(candidate.transport.rawValue), "candidateType": .string(candidate.type.rawValue),
+            "priority": .number(Double(candidate.priority)),
+        ]
+        if let tcpType = candidate.tcpType { values["tcpType"] = .string(tcpType.rawValue) }
+        if let relay = candidate.relayProtocol { values["relayProtocol"] = .string(relay.rawValue) }
+        return RTCStats(id: id, type: id, values: values)
     }
 }

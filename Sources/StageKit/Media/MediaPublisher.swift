@@ -32,7 +32,7 @@ final class MediaPublisher: @unchecked Sendable {
     private let senders: [any TrackSender]
 
     /// - Throws: when a track's source cannot be opened (a missing or unreadable file) or its encoder refuses the configuration.
-    init(tracks: [Track], context: DTLSContext) throws {
+    init(tracks: [Track], context: DTLSContext, ice: ICEConfiguration) throws {
         var senders: [any TrackSender] = []
         var peerTracks: [ClientPeerConnection.Track] = []
         for (index, track) in tracks.enumerated() {
@@ -50,7 +50,7 @@ final class MediaPublisher: @unchecked Sendable {
             }
         }
         self.senders = senders
-        connection = MediaConnection(tracks: peerTracks, context: context)
+        connection = MediaConnection(tracks: peerTracks, context: context, ice: ice)
     }
 
     /// Connects with the server's answer, then starts capturing.
@@ -96,7 +96,7 @@ final class MediaPublisher: @unchecked Sendable {
     /// `outbound-rtp` (one per simulcast layer) and `candidate-pair` statistics of a stream.
     func stats(streamId: String) async -> [RTCStats] {
         let outbound = senders.filter { $0.streamId == streamId }.flatMap { $0.stats() }
-        return outbound + [await connection.candidatePairStats()]
+        return outbound + (await connection.candidatePairStats())
     }
 }
 

@@ -29,7 +29,7 @@ final class MediaSubscriber: @unchecked Sendable {
     private let ssrc = UInt32.random(in: 1...UInt32.max)
     private var timers: [RepeatedTask] = []
 
-    init(publisherId: String, streams: [Track], context: DTLSContext) throws {
+    init(publisherId: String, streams: [Track], context: DTLSContext, ice: ICEConfiguration) throws {
         self.publisherId = publisherId
         let videoTrack = streams.first { $0.kind == .video }
         let audioTrack = streams.first { $0.kind == .audio }
@@ -38,7 +38,7 @@ final class MediaSubscriber: @unchecked Sendable {
         var tracks: [ClientPeerConnection.Track] = []
         if audio != nil { tracks.append(.init(mid: "0", kind: .audio, direction: .recvonly)) }
         if video != nil { tracks.append(.init(mid: String(tracks.count), kind: .video, direction: .recvonly)) }
-        connection = MediaConnection(tracks: tracks, context: context)
+        connection = MediaConnection(tracks: tracks, context: context, ice: ice)
     }
 
     func connect(answer: String) async throws {
@@ -112,6 +112,6 @@ final class MediaSubscriber: @unchecked Sendable {
             if let audio, audio.streamId == streamId { stats.append(audio.stats()) }
             return stats
         }.get()
-        return (inbound ?? []) + [await connection.candidatePairStats()]
+        return (inbound ?? []) + (await connection.candidatePairStats())
     }
 }

@@ -1,5 +1,5 @@
-/// One WebRTC statistics object (W3C webrtc-stats): `type` is `inbound-rtp`, `outbound-rtp`
-/// or `candidate-pair`; `values` holds its members by their W3C names (`packetsLost`, `jitter`,
+/// One WebRTC statistics object (W3C webrtc-stats): `type` is `inbound-rtp`, `outbound-rtp`,
+/// `candidate-pair`, `local-candidate` or `remote-candidate`; `values` holds its members by their W3C names (`packetsLost`, `jitter`,
 /// `framesDecoded`, `bytesReceived`, `currentRoundTripTime`, …) as numbers or strings.
 public struct RTCStats: Sendable, Hashable {
     public enum Value: Sendable, Hashable, CustomStringConvertible {
