@@ -211,3 +211,14 @@ def _eventually(check, timeout=5.0):
 def eventually():
     """Retry an asserting callable until it passes (the control plane may lag the socket a little)."""
     return _eventually
+
+
+@pytest.fixture
+def netlab():
+    """A fresh NetLab (namespaces, NAT homes, IPv6-only hosts: see netlab.py), removed after the test.
+
+    Needs root and iproute2: without them the test fails with the reason instead of skipping.
+    """
+    from netlab import NetLab
+    with NetLab() as lab:
+        yield lab
