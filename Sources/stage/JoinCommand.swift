@@ -19,7 +19,8 @@ struct Join: AsyncParsableCommand {
     @Flag(help: "One JSON object per event, for scripts.") var json = false
     @Flag(help: "Start with the microphone muted.") var muted = false
     @Flag(help: "Start with the camera muted.") var cameraMuted = false
-    @Option(help: "Seconds between status blocks (0: none).") var statusInterval = 5
+    @Option(help: "Seconds between status blocks (0: none; default 5, with --json 0: then one \"status\" object per stream).")
+    var statusInterval: Int?
     @OptionGroup var media: MediaOptions
     @OptionGroup var tls: TLSOptions
     @OptionGroup var ice: ICEOptions
@@ -40,6 +41,7 @@ final class JoinSession {
     let recorder: StreamRecorder?
     let status: StatusView
     let statusInterval: Int
+    let statusAsJSON: Bool
 
     init(command: Join) throws {
         streams = try command.media.streams(muteCamera: command.cameraMuted, muteMic: command.muted)
@@ -52,7 +54,8 @@ final class JoinSession {
         if let recorder { stage.addRenderer(recorder) }
         status = StatusView()
         stage.addRenderer(status)
-        statusInterval = command.json ? 0 : command.statusInterval
+        statusInterval = command.statusInterval ?? (command.json ? 0 : 5)
+        statusAsJSON = command.json
     }
 
     /// SIGUSR1 / SIGUSR2: toggle the mute of the camera / the microphone.
@@ -94,11 +97,11 @@ final class JoinSession {
         } catch let error as StageError {
             throw ValidationError("could not join: \(error.message)")
         }
-        let statusTask = Task { [weak self, statusInterval] in
+        let statusTask = Task { [weak self, statusInterval, statusAsJSON] in
             guard statusInterval > 0 else { return }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(statusInterval))
-                await self?.status.render()
+                await self?.status.render(json: statusAsJSON)
             }
         }
         for await _ in finished.stream {}

@@ -30,19 +30,36 @@ final class StatusView: StageRenderer {
         participants[participant.participantId] = (participant, participants[participant.participantId]?.streams ?? [])
     }
 
-    /// Prints the status block now.
-    func render() async {
+    /// Prints the status block now; with `json`, one `{"event":"status",…}` object per stream
+    /// (its summary and the network path in use) for scripts.
+    func render(json: Bool = false) async {
         var lines: [String] = []
         for id in order {
             guard let (info, streams) = participants[id] else { continue }
             let name = (info.userId.isEmpty ? info.participantId : info.userId) + (info.isLocal ? " (you)" : "")
             let state = info.isLocal ? "publish \(info.publishState.rawValue)" : "subscribe \(info.subscribeState.rawValue)"
-            lines.append("  \(name): \(state)")
+            if !json { lines.append("  \(name): \(state)") }
             for stream in streams {
-                lines.append("    \(stream.streamId) [\(stream.kind.rawValue)\(stream.isMuted ? ", muted" : "")] " + summary(await stream.rtcStats(), key: "\(id)/\(stream.streamId)"))
+                let stats = await stream.rtcStats()
+                let text = summary(stats, key: "\(id)/\(stream.streamId)")
+                if json {
+                    var object = ["event": "status", "participantId": info.participantId, "userId": info.userId, "isLocal": String(info.isLocal),
+                                  "streamId": stream.streamId, "kind": stream.kind.rawValue, "summary": text,
+                                  "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))]
+                    object["path"] = Self.path(stats)
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    lines.append(String(decoding: (try? encoder.encode(object)) ?? Data(), as: UTF8.self))
+                } else {
+                    lines.append("    \(stream.streamId) [\(stream.kind.rawValue)\(stream.isMuted ? ", muted" : "")] " + text)
+                }
             }
         }
-        print("── status \(Date().formatted(date: .omitted, time: .standard)) ──\n" + (lines.isEmpty ? "  (nobody publishes)" : lines.joined(separator: "\n")))
+        if json {
+            if !lines.isEmpty { print(lines.joined(separator: "\n")) }
+        } else {
+            print("── status \(Date().formatted(date: .omitted, time: .standard)) ──\n" + (lines.isEmpty ? "  (nobody publishes)" : lines.joined(separator: "\n")))
+        }
         fflushStdout()
     }
 
@@ -72,10 +89,15 @@ final class StatusView: StageRenderer {
         if let rtt = stats.first(where: { $0.type == "candidate-pair" })?["currentRoundTripTime"]?.number {
             parts.append(String(format: "rtt %.1f ms", rtt * 1000))
         }
-        if let local = stats.first(where: { $0.type == "local-candidate" }), let remote = stats.first(where: { $0.type == "remote-candidate" }) {
-            parts.append("path \(Self.describe(local)) → \(Self.describe(remote))")
-        }
+        if let path = Self.path(stats) { parts.append("path \(path)") }
         return parts.joined(separator: ", ")
+    }
+
+    /// The selected candidate pair: `host udp 192.168.1.2:5000 → host udp 203.0.113.10:7880`.
+    private static func path(_ stats: [RTCStats]) -> String? {
+        guard let local = stats.first(where: { $0.type == "local-candidate" }), let remote = stats.first(where: { $0.type == "remote-candidate" })
+        else { return nil }
+        return "\(describe(local)) → \(describe(remote))"
     }
 
     /// `host udp 192.0.2.1:5000`, `relay udp 198.51.100.2:49152 via TURN/tcp`, `host tcp …`.
