@@ -10,6 +10,13 @@ public final class LocalStageServer: @unchecked Sendable {
     public static let secretAccessKey = "local-server-secret"
 
     public let port: Int
+    /// `--host`: loopback unless a test asks for a wildcard (IPv4 and IPv6).
+    public let host: String
+    /// The UDP media port and the ICE-TCP port, chosen free at each start.
+    public private(set) var mediaPort = 0
+    public private(set) var mediaTCPPort = 0
+    /// More flags for the process (e.g. the hidden ICE-TCP limits).
+    public let extraArguments: [String]
     public let dataDirectory: URL
     public let logFile: URL
     public let binary: URL
@@ -31,8 +38,11 @@ public final class LocalStageServer: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stage-server")
     }
 
-    public init(binary: URL = LocalStageServer.defaultBinary, dataDirectory: URL? = nil) throws {
+    public init(binary: URL = LocalStageServer.defaultBinary, dataDirectory: URL? = nil, host: String = "127.0.0.1",
+                extraArguments: [String] = []) throws {
         self.binary = binary
+        self.host = host
+        self.extraArguments = extraArguments
         port = try FreePort.tcp()
         self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("proscenium-test-\(UUID().uuidString)", isDirectory: true)
@@ -43,8 +53,11 @@ public final class LocalStageServer: @unchecked Sendable {
     public func start() async throws {
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--http-port", "\(port)", "--data-dir", dataDirectory.path, "--host", "127.0.0.1",
-                             "--media-port", "\(try FreePort.udp())", "--log-level", "notice", "--exit-when-stdin-closes"]
+        mediaPort = try FreePort.udp()
+        repeat { mediaTCPPort = try FreePort.tcp() } while mediaTCPPort == port
+        process.arguments = ["--http-port", "\(port)", "--data-dir", dataDirectory.path, "--host", host,
+                             "--media-port", "\(mediaPort)", "--media-tcp-port", "\(mediaTCPPort)",
+                             "--log-level", "notice", "--exit-when-stdin-closes"] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["STAGE_ACCESS_KEY_ID"] = Self.accessKeyId
         environment["STAGE_SECRET_ACCESS_KEY"] = Self.secretAccessKey

@@ -1,16 +1,25 @@
 public import Foundation
+public import StageTransport
 
 /// What `stage-server` is told on its command line and environment.
 public struct ServerConfiguration: Sendable {
+    /// The address to listen on; `0.0.0.0` or `::` mean every address, IPv4 and IPv6.
     public var host: String
     public var httpPort: Int
-    /// UDP port for media (reserved until the media plane lands).
+    /// UDP port shared by every peer connection (ICE-lite, DTLS, SRTP), on IPv4 and IPv6.
     public var mediaPort: Int
+    /// The ICE-TCP port (RFC 6544 passive candidates, RFC 4571 framing). Nil: the default 7881,
+    /// left off with a warning when that port is taken; 0: off; any other: that port, and the
+    /// server does not start without it.
+    public var mediaTCPPort: Int?
+    /// What an unauthenticated ICE-TCP client can make the server hold.
+    public var iceTCPLimits = ICETCPLimits()
     public var dataDirectory: URL
     /// The base URL clients reach this server at; defaults to `http://127.0.0.1:<httpPort>`.
     public var publicURL: String?
-    /// The address announced in ICE candidates; defaults to the host of the public URL.
-    public var publicIP: String?
+    /// The addresses announced in ICE candidates, most preferred first (IPv4 or IPv6
+    /// literals). Empty: chosen from `host` and the interfaces (see `AdvertisedAddresses`).
+    public var publicIPs: [String]
     public var region: String
     public var accessKeyId: String?
     public var secretAccessKey: String?
@@ -18,23 +27,36 @@ public struct ServerConfiguration: Sendable {
     /// TLS, and the default public URL is `https://127.0.0.1:<httpPort>`.
     public var tls: TLSFiles? = nil
 
-    public init(host: String = "0.0.0.0", httpPort: Int = 8080, mediaPort: Int = 7880, dataDirectory: URL,
-                publicURL: String? = nil, publicIP: String? = nil, region: String = "us-east-1", accessKeyId: String? = nil, secretAccessKey: String? = nil) {
+    /// The ICE-TCP port when `mediaTCPPort` is not given.
+    public static let defaultMediaTCPPort = 7881
+
+    public init(host: String = "0.0.0.0", httpPort: Int = 8080, mediaPort: Int = 7880, mediaTCPPort: Int? = nil, dataDirectory: URL,
+                publicURL: String? = nil, publicIPs: [String] = [], region: String = "us-east-1", accessKeyId: String? = nil,
+                secretAccessKey: String? = nil) {
         self.host = host
         self.httpPort = httpPort
         self.mediaPort = mediaPort
+        self.mediaTCPPort = mediaTCPPort
         self.dataDirectory = dataDirectory
         self.publicURL = publicURL
-        self.publicIP = publicIP
+        self.publicIPs = publicIPs
         self.region = region
         self.accessKeyId = accessKeyId
         self.secretAccessKey = secretAccessKey
     }
 
-    var resolvedCandidateIP: String {
-        if let publicIP { return publicIP }
-        let host = URL(string: resolvedPublicURL)?.host ?? "127.0.0.1"
-        return host == "localhost" ? "127.0.0.1" : host
+    /// Checks one `--public-ip` value: an IPv4 or IPv6 literal clients can send to.
+    /// - Returns: its canonical text.
+    /// - Throws: `ServerConfigurationError` naming `--public-ip` and the rule.
+    public static func validatePublicIP(_ value: String) throws(ServerConfigurationError) -> String {
+        try AdvertisedAddresses.validate(publicIP: value)
+    }
+
+    /// The addresses put in ICE candidates, most preferred first.
+    /// - Throws: `ServerConfigurationError` naming `--public-ip` for a value that is not an address.
+    func advertisedAddresses(interfaces: () -> [AdvertisedAddresses.Interface] = AdvertisedAddresses.systemInterfaces) throws(ServerConfigurationError) -> [String] {
+        try AdvertisedAddresses.resolve(publicIPs: publicIPs, host: host, publicURLHost: URL(string: resolvedPublicURL)?.host,
+                                        interfaces: interfaces)
     }
 
     var resolvedPublicURL: String {

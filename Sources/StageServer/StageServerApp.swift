@@ -15,10 +15,12 @@ public enum StageServerApp {
     static let connectionIds = Atomic<UInt64>(0)
 
     /// Runs until SIGINT/SIGTERM.
-    /// - Throws: `TLSFilesError` first, before anything starts, when the TLS files cannot be used.
+    /// - Throws: `TLSFilesError` or `ServerConfigurationError` first, before anything starts, when
+    ///   the TLS files or the `--public-ip` values cannot be used.
     public static func run(_ configuration: ServerConfiguration) async throws {
         let log = ServerLog.server
         let tlsConfiguration = try configuration.tls?.makeServerConfiguration()
+        let advertised = try configuration.advertisedAddresses()
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store(path: configuration.dataDirectory.appendingPathComponent("proscenium.sqlite").path)
         try await store.closeDanglingSessions(at: Date())
@@ -32,8 +34,9 @@ public enum StageServerApp {
         let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints)
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
         let admission = TokenAdmission(verifier: verifier, store: store, names: names)
-        let engine = try await MediaEngine.start(host: configuration.host, port: configuration.mediaPort)
-        let media = MediaService(engine: engine, candidateIP: configuration.resolvedCandidateIP, hub: hub)
+        let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
+        let engine = mediaPlane.engine
+        let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub)
         let whip = WHIPResponder(admission: admission, media: media)
 
         let registry = PrometheusCollectorRegistry()
@@ -58,17 +61,18 @@ public enum StageServerApp {
             await session.run(inbound: inbound, outbound: outbound)
         }
 
+        let httpHost = httpBindHost(configuration, log: log)
         let http: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
             ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)))))
         let app = Application(
             router: router,
             server: try tlsConfiguration.map { try .tls(http, tlsConfiguration: $0) } ?? http,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "proscenium"),
+            configuration: .init(address: .hostname(httpHost, port: configuration.httpPort), serverName: "proscenium"),
             onServerRunning: { _ in
                 log.info("stage-server listening", metadata: [
-                    "http": "\(configuration.host):\(configuration.httpPort)\(tlsConfiguration == nil ? "" : " (tls)")", "public_url": "\(endpoints.baseURL)",
+                    "http": "\(httpHost.contains(":") ? "[\(httpHost)]" : httpHost):\(configuration.httpPort)\(tlsConfiguration == nil ? "" : " (tls)")", "public_url": "\(endpoints.baseURL)",
                     "data_dir": "\(configuration.dataDirectory.path)", "account": "\(accountId)", "region": "\(configuration.region)",
-                    "media": "udp \(configuration.host):\(engine.localPort), candidate \(configuration.resolvedCandidateIP)",
+                    "media": "udp \(engine.localPort), tcp \(engine.tcpPort.map(String.init) ?? "off"), candidates \(advertised.joined(separator: " "))",
                 ])
                 if created { printCredentialHelp(accessKey, configuration: configuration, endpoint: endpoints.baseURL) }
             },

@@ -1,8 +1,10 @@
 import StageWire
 
 /// Writes the SFU's SDP answer (RFC 8829 §5.3, RFC 8843 BUNDLE, RFC 8839 ICE-lite): one
-/// transport for all sections, our ICE credentials and fingerprint, a host candidate on the
-/// media port, and per section the offered codec, its RTX, and what we send or receive.
+/// transport for all sections, our ICE credentials and fingerprint, the host candidates of
+/// every advertised address (UDP and ICE-TCP passive, see `HostCandidates`) then
+/// `a=end-of-candidates`, and per section the offered codec, its RTX, and what we send or receive.
+/// `c=` and the `m=` port are those of the first address's UDP candidate (RFC 8839 §4.2.1.1).
 public struct AnswerBuilder {
     /// A track we send in a section (WHEP, subscriptions).
     public struct OutgoingTrack: Sendable {
@@ -19,27 +21,27 @@ public struct AnswerBuilder {
     public var offer: RemoteOffer
     public var credentials: ICECredentials
     public var fingerprint: String
-    public var candidateIP: String
-    public var candidatePort: Int
+    public var candidates: HostCandidates
     public var cname = "proscenium"
 
-    public init(offer: RemoteOffer, credentials: ICECredentials, fingerprint: String, candidateIP: String, candidatePort: Int) {
+    public init(offer: RemoteOffer, credentials: ICECredentials, fingerprint: String, candidates: HostCandidates) {
         self.offer = offer
         self.credentials = credentials
         self.fingerprint = fingerprint
-        self.candidateIP = candidateIP
-        self.candidatePort = candidatePort
+        self.candidates = candidates
     }
 
     /// - Parameter outgoing: mid → the track we send there; sections without one only receive.
     public func answer(outgoing: [String: OutgoingTrack] = [:], sessionId: UInt64 = .random(in: 1..<(1 << 62))) -> String {
+        let connection = candidates.connectionAddress
+        let candidateLines = candidates.sdpCandidates.map { SDPLine.attribute($0).description } + ["a=end-of-candidates"]
         var lines = [
-            "v=0", "o=- \(sessionId) 2 IN IP4 \(candidateIP)", "s=-", "t=0 0",
+            "v=0", "o=- \(sessionId) 2 IN \(connection.addressType) \(connection.address)", "s=-", "t=0 0",
             "a=group:BUNDLE \(offer.sections.map(\.mid).joined(separator: " "))",
             "a=ice-lite", "a=msid-semantic: WMS *",
         ]
         for section in offer.sections {
-            lines += media(section, sending: outgoing[section.mid])
+            lines += media(section, sending: outgoing[section.mid]) + candidateLines
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
@@ -55,8 +57,8 @@ public struct AnswerBuilder {
             direction = section.direction == .sendonly || section.direction == .sendrecv ? "recvonly" : "inactive"
         }
         var lines = [
-            "m=\(section.kind.rawValue) \(candidatePort) UDP/TLS/RTP/SAVPF \(payloadTypes.map(String.init).joined(separator: " "))",
-            "c=IN IP4 \(candidateIP)",
+            "m=\(section.kind.rawValue) \(candidates.udpPort) UDP/TLS/RTP/SAVPF \(payloadTypes.map(String.init).joined(separator: " "))",
+            "c=IN \(candidates.connectionAddress.addressType) \(candidates.connectionAddress.address)",
             "a=mid:\(section.mid)",
             "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
             "a=fingerprint:sha-256 \(fingerprint)",
@@ -86,9 +88,6 @@ public struct AnswerBuilder {
             lines.append("a=ssrc:\(track.ssrc) cname:\(cname)")
             lines.append("a=ssrc:\(track.ssrc) msid:\(track.streamID) \(track.trackID)")
         }
-        let candidate = SDPCandidate(foundation: "1", priority: 2130706431, address: candidateIP, port: UInt16(candidatePort))
-        lines.append(SDPLine.attribute(candidate).description)
-        lines.append("a=end-of-candidates")
         return lines
     }
 }

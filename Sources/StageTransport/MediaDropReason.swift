@@ -1,6 +1,7 @@
 import Metrics
 
-/// Why the media port dropped a datagram; each is counted in `proscenium_media_dropped_total{reason}`.
+/// Why the media port dropped a datagram, or closed an ICE-TCP connection (the `tcp_` reasons);
+/// each is counted in `proscenium_media_dropped_total{reason}`.
 public enum MediaDropReason: String, CaseIterable, Sendable {
     case unknownKind = "unknown_kind"
     case malformedSTUN = "malformed_stun"
@@ -19,6 +20,21 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     case unknownSSRC = "unknown_ssrc"
     case unknownRID = "unknown_rid"
     case retransmissionNotForwarded = "rtx_not_forwarded"
+    /// ICE-TCP (RFC 6544): a connection refused because the listener holds its cap of
+    /// connections, or of connections not yet authenticated.
+    case tcpConnectionLimit = "tcp_connection_limit"
+    /// ICE-TCP: no Binding request verified within the deadline after accept.
+    case tcpAuthTimeout = "tcp_auth_timeout"
+    /// ICE-TCP: the first frame was not a Binding request whose USERNAME and MESSAGE-INTEGRITY
+    /// verify, or a verified request named another peer than the one the connection belongs to.
+    case tcpUnauthenticated = "tcp_unauthenticated"
+    /// ICE-TCP: an RFC 4571 frame longer than any datagram the media port accepts.
+    case tcpFrameTooLarge = "tcp_frame_too_large"
+    /// ICE-TCP: a frame that is none of STUN, DTLS, RTP or RTCP (RFC 7983), or unparsable STUN.
+    case tcpGarbage = "tcp_garbage"
+    /// ICE-TCP: a packet not sent because the connection's send buffer is full (a client that
+    /// does not read); the connection stays open.
+    case tcpBackpressure = "tcp_backpressure"
 
     /// Counters built once: the drop path runs per packet.
     static let counters: [MediaDropReason: Counter] = Dictionary(uniqueKeysWithValues: allCases.map {

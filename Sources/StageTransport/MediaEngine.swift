@@ -4,52 +4,57 @@ public import NIOCore
 public import NIOPosix
 import StageWire
 
-/// The one UDP port every peer connection shares (RFC 7983 demultiplexing): STUN goes to the
-/// ICE-lite responder, DTLS and SRTP to the peer the source address belongs to.
-/// All state lives on one event loop; nothing on the packet path takes a lock.
+/// The media port every peer connection shares: one UDP socket per address family (or the one
+/// address of a specific `--host`) and, when on, one ICE-TCP listener (RFC 6544, passive) with
+/// RFC 4571 framing. Whatever the transport, packets are demultiplexed alike (RFC 7983): STUN
+/// goes to the ICE-lite responder, DTLS and SRTP to the peer whose selected path they came on.
+/// All state lives on one event loop; nothing on the packet path takes a lock or allocates
+/// beyond what SRTP output needs.
+///
+/// Files: `+Listen` binds the sockets, `+Receive` demultiplexes, `+ICE` answers checks and
+/// selects paths, `+TCP` accepts, limits and closes ICE-TCP connections.
 public final class MediaEngine: @unchecked Sendable {
-    public let eventLoop: any EventLoop
-    public let dtlsContext: DTLSContext
-    public private(set) var localPort = 0
-    var channel: (any Channel)?
-    private var peersByUfrag: [String: MediaPeer] = [:]
-    private var peersByAddress: [SocketAddress: MediaPeer] = [:]
-    private var inRead = false
-    private var needsFlush = false
-    private let logger = Logger(label: "proscenium.media")
-
+    /// The largest packet read from UDP, and the longest ICE-TCP frame accepted.
+    public static let maximumPacketLength = 2048
     /// A peer silent this long loses consent (RFC 7675 §5.1).
     public static let consentTimeout: TimeAmount = .seconds(30)
+
+    public let eventLoop: any EventLoop
+    public let dtlsContext: DTLSContext
+    /// The UDP port (the same on IPv4 and IPv6).
+    public internal(set) var localPort = 0
+    /// The ICE-TCP port, nil when ICE-TCP is off.
+    public internal(set) var tcpPort: Int?
+    /// The bound UDP sockets' and TCP listeners' local addresses, for the start-up log.
+    public internal(set) var udpAddresses: [SocketAddress] = []
+    public internal(set) var tcpAddresses: [SocketAddress] = []
+
+    let allocator = ByteBufferAllocator()
+    let logger = Logger(label: "proscenium.media")
+    var udpSockets: [MediaUDPSocket] = []
+    var tcpListeners: [any Channel] = []
+    var tcpLimits = ICETCPLimits()
+    var tcpConnections: [ObjectIdentifier: ICETCPConnection] = [:]
+    var unauthenticatedTCP = 0
+    var peersByUfrag: [String: MediaPeer] = [:]
+    /// The remote address of every peer whose selected path is UDP.
+    var peersByAddress: [SocketAddress: MediaPeer] = [:]
+    private var inRead = false
+    private var needsFlush = false
+    private var tcpToFlush: [ICETCPConnection] = []
 
     init(eventLoop: any EventLoop, dtlsContext: DTLSContext) {
         self.eventLoop = eventLoop
         self.dtlsContext = dtlsContext
+        tcpToFlush.reserveCapacity(64)
     }
 
-    /// Binds the media port and starts serving it.
-    public static func start(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaEngine {
-        let engine = MediaEngine(eventLoop: group.next(), dtlsContext: try DTLSContext(certificate: DTLSCertificate()))
-        let channel = try await DatagramBootstrap(group: engine.eventLoop)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.maxMessagesPerRead, value: 32)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(engine: engine)) }
-            }
-            .bind(host: host, port: port)
-            .get()
-        engine.channel = channel
-        engine.localPort = channel.localAddress?.port ?? port
-        engine.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak engine] _ in
-            engine?.expireSilentPeers()
-        }
-        return engine
-    }
-
+    /// Closes every socket, listener and connection.
     public func close() async {
-        try? await channel?.close()
+        let channels = (try? await eventLoop.submit { [self] in
+            udpSockets.map(\.channel) + tcpListeners + tcpConnections.values.map(\.channel)
+        }.get()) ?? []
+        for channel in channels { try? await channel.close() }
     }
 
     // MARK: Peers (call on the event loop)
@@ -67,119 +72,62 @@ public final class MediaEngine: @unchecked Sendable {
         peer.isClosed = true
         peer.retransmitTask?.cancel()
         peersByUfrag[peer.credentials.ufrag] = nil
-        if let address = peer.remoteAddress, peersByAddress[address] === peer { peersByAddress[address] = nil }
+        if let path = peer.selectedPath, case .udp = path.local, peersByAddress[path.remote] === peer {
+            peersByAddress[path.remote] = nil
+        }
+        for connection in peer.tcpConnections { closeTCP(connection, reason: nil) }
+        peer.tcpConnections = []
         peer.delegate?.peerDidClose(peer, reason: reason)
     }
 
     // MARK: Output
 
-    func write(_ buffer: ByteBuffer, to address: SocketAddress) {
-        guard let channel else { return }
-        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
-        if inRead { needsFlush = true } else { channel.flush() }
+    /// Sends a packet on `path`. The buffer starts with `path.framingHeadroom` bytes reserved,
+    /// where the RFC 4571 length is written for TCP.
+    /// - Returns: false when the path's connection is closing or cannot take more.
+    @discardableResult
+    func write(_ buffer: inout ByteBuffer, on path: MediaPath) -> Bool {
+        switch path.local {
+        case .udp(let socket):
+            socket.channel.write(AddressedEnvelope(remoteAddress: path.remote, data: buffer), promise: nil)
+            if inRead {
+                socket.needsFlush = true
+                needsFlush = true
+            } else {
+                socket.channel.flush()
+            }
+        case .tcp(let connection):
+            guard !connection.isClosing else { return false }
+            guard connection.channel.isWritable else {
+                MediaDropReason.tcpBackpressure.count()
+                return false
+            }
+            buffer.setInteger(UInt16(buffer.readableBytes - RFC4571StreamReader.prefixLength), at: buffer.readerIndex)
+            connection.channel.write(buffer, promise: nil)
+            if inRead {
+                if !connection.needsFlush {
+                    connection.needsFlush = true
+                    tcpToFlush.append(connection)
+                }
+                needsFlush = true
+            } else {
+                connection.channel.flush()
+            }
+        }
+        return true
     }
 
-    private func send(_ bytes: [UInt8], to address: SocketAddress) {
-        guard let channel else { return }
-        var buffer = channel.allocator.buffer(capacity: bytes.count)
+    /// Sends `bytes` (STUN, DTLS) on `path`, framed for its transport.
+    func send(_ bytes: [UInt8], on path: MediaPath) {
+        var buffer = allocator.buffer(capacity: path.framingHeadroom + bytes.count)
+        buffer.writeRepeatingByte(0, count: path.framingHeadroom)
         buffer.writeBytes(bytes)
-        write(buffer, to: address)
+        write(&buffer, on: path)
     }
 
-    // MARK: Input
-
-    func beginRead() { inRead = true }
-
-    func endRead() {
-        inRead = false
-        if needsFlush {
-            needsFlush = false
-            channel?.flush()
-        }
-    }
-
-    func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
-        var data = envelope.data
-        let source = envelope.remoteAddress
-        data.withUnsafeMutableReadableBytes { bytes in
-            guard bytes.count > 0 else { return MediaDropReason.unknownKind.count() }
-            switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
-            case .stun: receiveSTUN(UnsafeRawBufferPointer(bytes), from: source)
-            case .dtls: receiveDTLS(UnsafeRawBufferPointer(bytes), from: source)
-            case .rtp: receiveSRTP(bytes, from: source, rtcp: false)
-            case .rtcp: receiveSRTP(bytes, from: source, rtcp: true)
-            default: MediaDropReason.unknownKind.count()
-            }
-        }
-    }
-
-    /// ICE-lite (RFC 8445 §2.5, §7.3): answer Binding requests whose USERNAME starts with a
-    /// local ufrag and whose MESSAGE-INTEGRITY verifies with that peer's password.
-    private func receiveSTUN(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
-        guard let message = try? STUNMessage(parsing: bytes) else { return MediaDropReason.malformedSTUN.count() }
-        guard message.type == .bindingRequest else { return MediaDropReason.stunNotRequest.count() }
-        guard let username = try? message.username, let localUfrag = username.split(separator: ":").first,
-              let peer = peersByUfrag[String(localUfrag)] else {
-            // RFC 8489 §9.1.3: 401 for a USERNAME we do not know, so a client whose connection
-            // ended here (closed, expired, server restarted) learns it at once.
-            if let reply = try? STUNMessageBuilder.bindingError(transactionID: message.transactionID,
-                                                                 error: STUNErrorCode(code: STUNErrorCode.unauthorized, reason: "Unauthorized")) {
-                send(reply, to: source)
-            }
-            return MediaDropReason.stunUnknownUsername.count()
-        }
-        guard message.verifyIntegrity(key: STUNMessage.shortTermKey(password: peer.credentials.password), hmacSHA1: Self.hmacSHA1) else {
-            return MediaDropReason.stunBadIntegrity.count()
-        }
-        guard let stunSource = STUNAddress(source) else { return MediaDropReason.malformedSTUN.count() }
-        peer.lastHeard = .now()
-        send(STUNMessageBuilder.bindingSuccess(transactionID: message.transactionID, source: stunSource,
-                                               localPassword: peer.credentials.password, hmacSHA1: Self.hmacSHA1), to: source)
-        // A first successful check selects the pair so DTLS can start; USE-CANDIDATE (regular or
-        // aggressive nomination) fixes it, and a later nomination from a new address moves it.
-        if peer.remoteAddress == nil || (message.useCandidate && (peer.remoteAddress != source || !peer.nominated)) {
-            select(source, for: peer, nominated: message.useCandidate)
-        }
-    }
-
-    private func select(_ address: SocketAddress, for peer: MediaPeer, nominated: Bool) {
-        if let old = peer.remoteAddress, peersByAddress[old] === peer { peersByAddress[old] = nil }
-        peer.remoteAddress = address
-        peer.nominated = peer.nominated || nominated
-        peersByAddress[address] = peer
-        if peer.dtls.role == .client, case .handshaking = peer.dtls.state {
-            sendDTLS(peer.dtls.start(), for: peer)
-        }
-    }
-
-    private func receiveDTLS(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress) {
-        guard let peer = peersByAddress[source] else { return MediaDropReason.unknownAddress.count() }
-        peer.lastHeard = .now()
-        let wasConnected = peer.srtp != nil
-        sendDTLS(peer.dtls.receive(bytes), for: peer)
-        switch peer.dtls.state {
-        case .connected(let keys) where !wasConnected:
-            do {
-                peer.srtp = try SRTPSession(keys)
-                peer.delegate?.peerDidConnect(peer)
-            } catch {
-                MediaDropReason.dtlsFailed.count()
-                remove(peer, reason: "SRTP setup failed: \(error)")
-            }
-        case .closed:
-            remove(peer, reason: "the peer closed DTLS (close_notify)")
-        case .failed(let error):
-            MediaDropReason.dtlsFailed.count()
-            logger.notice("DTLS failed", metadata: ["peer": "\(peer.id)", "error": "\(error)"])
-            remove(peer, reason: "\(error)")
-        default:
-            break
-        }
-    }
-
-    private func sendDTLS(_ datagrams: [[UInt8]], for peer: MediaPeer) {
-        guard let address = peer.remoteAddress else { return }
-        for datagram in datagrams { send(datagram, to: address) }
+    func sendDTLS(_ datagrams: [[UInt8]], for peer: MediaPeer) {
+        guard let path = peer.selectedPath else { return }
+        for datagram in datagrams { send(datagram, on: path) }
         peer.retransmitTask?.cancel()
         if let timeout = peer.dtls.nextTimeout {
             peer.retransmitTask = eventLoop.scheduleTask(in: TimeAmount(timeout)) { [weak self, weak peer] in
@@ -189,24 +137,26 @@ public final class MediaEngine: @unchecked Sendable {
         }
     }
 
-    private func receiveSRTP(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress, rtcp: Bool) {
-        guard let peer = peersByAddress[source] else { return MediaDropReason.unknownAddress.count() }
-        guard let srtp = peer.srtp else { return MediaDropReason.notConnected.count() }
-        peer.lastHeard = .now()
-        do {
-            let length = rtcp ? try srtp.unprotectRTCP(bytes, length: bytes.count) : try srtp.unprotectRTP(bytes, length: bytes.count)
-            let plain = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
-            if rtcp { peer.delegate?.peer(peer, didReceiveRTCP: plain) } else { peer.delegate?.peer(peer, didReceiveRTP: plain) }
-        } catch {
-            switch error {
-            case .authentication: MediaDropReason.srtpAuthentication.count()
-            case .replay: MediaDropReason.srtpReplay.count()
-            case .other: MediaDropReason.srtpOther.count()
-            }
+    // MARK: Read bursts: writes a burst causes are flushed once at its end
+
+    func beginRead() { inRead = true }
+
+    func endRead() {
+        inRead = false
+        guard needsFlush else { return }
+        needsFlush = false
+        for socket in udpSockets where socket.needsFlush {
+            socket.needsFlush = false
+            socket.channel.flush()
         }
+        for connection in tcpToFlush {
+            connection.needsFlush = false
+            connection.channel.flush()
+        }
+        tcpToFlush.removeAll(keepingCapacity: true)
     }
 
-    private func expireSilentPeers() {
+    func expireSilentPeers() {
         let deadline = NIODeadline.now() - Self.consentTimeout
         for peer in peersByUfrag.values where peer.lastHeard < deadline {
             remove(peer, reason: "no consent for \(Self.consentTimeout.nanoseconds / 1_000_000_000) s (RFC 7675)")
@@ -215,44 +165,5 @@ public final class MediaEngine: @unchecked Sendable {
 
     static let hmacSHA1: @Sendable ([UInt8], UnsafeRawBufferPointer) -> [UInt8] = { key, data in
         Array(HMAC<Insecure.SHA1>.authenticationCode(for: data, using: SymmetricKey(data: key)))
-    }
-}
-
-extension STUNAddress {
-    /// The STUN form of a socket address (nil for Unix sockets).
-    init?(_ address: SocketAddress) {
-        guard let port = address.port else { return nil }
-        switch address {
-        case .v4(let v4):
-            self.init(ip: .v4(UInt32(bigEndian: v4.address.sin_addr.s_addr)), port: UInt16(port))
-        case .v6(let v6):
-            var storage = v6.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &storage) { Array($0) }
-            guard let ip = IPAddress(bytes: bytes) else { return nil }
-            self.init(ip: ip, port: UInt16(port))
-        default:
-            return nil
-        }
-    }
-}
-
-/// Hands datagrams to the engine and batches the writes they cause into one flush per read burst.
-final class MediaChannelHandler: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    let engine: MediaEngine
-
-    init(engine: MediaEngine) { self.engine = engine }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        engine.beginRead()
-        engine.receive(unwrapInboundIn(data))
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        engine.endRead()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP port unreachable and similar: a UDP socket keeps serving.
     }
 }

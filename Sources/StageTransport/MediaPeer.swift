@@ -15,16 +15,23 @@ public protocol MediaPeerDelegate: AnyObject {
 }
 
 /// One WebRTC peer connection on the shared media port: ICE-lite credentials, the selected
-/// remote address, DTLS and SRTP. Owned by `MediaEngine`; touched only on its event loop.
+/// candidate pair (a UDP socket and remote address, or an ICE-TCP connection), DTLS and SRTP.
+/// Owned by `MediaEngine`; touched only on its event loop.
 public final class MediaPeer: @unchecked Sendable {
     public let id: String
     public let credentials: ICECredentials
     public weak var delegate: (any MediaPeerDelegate)?
     let dtls: DTLSEndpoint
     var srtp: SRTPSession?
-    /// The remote address of the selected candidate pair (nil until a check succeeds).
-    public internal(set) var remoteAddress: SocketAddress?
+    /// The selected candidate pair: where answers, DTLS and SRTP go. Nil until a check succeeds,
+    /// and again when the ICE-TCP connection it used closes (the peer is then silent until it
+    /// nominates another pair, or its consent expires).
+    public internal(set) var selectedPath: MediaPath?
+    /// The remote address of the selected candidate pair.
+    public var remoteAddress: SocketAddress? { selectedPath?.remote }
     var nominated = false
+    /// ICE-TCP connections authenticated for this peer; closed with it.
+    var tcpConnections: [ICETCPConnection] = []
     var lastHeard: NIODeadline
     var retransmitTask: Scheduled<Void>?
     weak var engine: MediaEngine?
@@ -59,10 +66,10 @@ public final class MediaPeer: @unchecked Sendable {
     }
 
     private func send(_ packet: UnsafeRawBufferPointer, rtcp: Bool, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
-        guard let srtp, let remoteAddress, let engine, let channel = engine.channel, !isClosed,
-              let buffer = srtp.protect(packet, rtcp: rtcp, allocator: channel.allocator, rewrite: rewrite) else { return false }
-        engine.write(buffer, to: remoteAddress)
-        return true
+        guard let srtp, let path = selectedPath, let engine, !isClosed,
+              var buffer = srtp.protect(packet, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
+                                        rewrite: rewrite) else { return false }
+        return engine.write(&buffer, on: path)
     }
 
     /// Ends the peer connection (its owner hears `peerDidClose`).

@@ -98,11 +98,14 @@ public final class SRTPSession: @unchecked Sendable {
 
     /// Copies `packet` into a new buffer from `allocator`, lets `rewrite` change the copy's
     /// header (the SFU's munger), and protects it as SRTP, or SRTCP when `rtcp`.
-    /// - Returns: the protected packet; nil when protection failed.
-    func protect(_ packet: UnsafeRawBufferPointer, rtcp: Bool, allocator: ByteBufferAllocator,
+    /// - Parameter headroom: zero bytes written before the packet, for a framing the caller
+    ///   fills in afterwards (RFC 4571's length on ICE-TCP), so the packet is allocated once.
+    /// - Returns: the protected packet (after the headroom); nil when protection failed.
+    func protect(_ packet: UnsafeRawBufferPointer, rtcp: Bool, allocator: ByteBufferAllocator, headroom: Int = 0,
                  rewrite: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) -> ByteBuffer? {
         let capacity = packet.count + (rtcp ? Self.maxRTCPTrailer : Self.maxTrailer)
-        var buffer = allocator.buffer(capacity: capacity)
+        var buffer = allocator.buffer(capacity: headroom + capacity)
+        if headroom > 0 { buffer.writeRepeatingByte(0, count: headroom) }
         let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { out -> Int in
             out.copyMemory(from: packet)
             rewrite(UnsafeMutableRawBufferPointer(rebasing: out[0..<packet.count]))

@@ -16,15 +16,22 @@ struct StageServerCommand: AsyncParsableCommand {
 
     @Option(help: "HTTP port for the API, signaling WebSockets, /healthz and /metrics.")
     var httpPort = 8080
-    @Option(help: "UDP port shared by every WebRTC peer connection (ICE-lite, DTLS, SRTP).")
+    @Option(help: "UDP port shared by every WebRTC peer connection (ICE-lite, DTLS, SRTP), on IPv4 and IPv6.")
     var mediaPort = 7880
+    @Option(help: ArgumentHelp("TCP port for ICE-TCP (RFC 6544 passive candidates, RFC 4571 framing), for clients whose UDP is "
+                               + "blocked; 0 turns it off. (default: 7881; if that port is taken, ICE-TCP stays off with a warning)",
+                               valueName: "port"))
+    var mediaTcpPort: Int?
     @Option(help: "Directory for the SQLite store, keys and credentials.")
     var dataDir = "./stage-data"
     @Option(help: "Base URL clients use to reach this server (default http://127.0.0.1:<http-port>).")
     var publicURL: String?
-    @Option(help: "IP address announced in ICE candidates (default: the host of --public-url).")
-    var publicIP: String?
-    @Option(help: "Address to listen on.")
+    @Option(help: ArgumentHelp("An IPv4 or IPv6 address announced in ICE candidates; repeat for several, most preferred first. "
+                               + "Default: for a wildcard --host, every interface address (loopback included, IPv6 link-local "
+                               + "left out), the --public-url host first when it is an IP address; else the --host address.",
+                               valueName: "ip"))
+    var publicIP: [String] = []
+    @Option(help: "Address to listen on; 0.0.0.0 or :: mean every address, IPv4 and IPv6 (HTTP on :: dual-stack).")
     var host = "0.0.0.0"
     @Option(help: "AWS region that appears in ARNs.")
     var region = "us-east-1"
@@ -40,10 +47,21 @@ struct StageServerCommand: AsyncParsableCommand {
     var tlsKey: String?
     @Flag(help: .hidden)
     var exitWhenStdinCloses = false
+    /// Tests: the ICE-TCP authentication deadline and cap of unauthenticated connections.
+    @Option(help: .hidden)
+    var iceTcpAuthTimeoutMs: Int?
+    @Option(help: .hidden)
+    var iceTcpMaxUnauthenticated: Int?
 
     func validate() throws {
         guard (1...65535).contains(httpPort) else { throw ValidationError("--http-port must be 1–65535") }
         guard (1...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 1–65535") }
+        if let mediaTcpPort, !(0...65535).contains(mediaTcpPort) {
+            throw ValidationError("--media-tcp-port must be 0–65535 (0 turns ICE-TCP off)")
+        }
+        for ip in publicIP {
+            do { _ = try ServerConfiguration.validatePublicIP(ip) } catch { throw ValidationError(error.description) }
+        }
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level '\(logLevel)'") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
@@ -84,9 +102,12 @@ struct StageServerCommand: AsyncParsableCommand {
         if exitWhenStdinCloses { ParentWatch.exitWhenStdinCloses() }
         ProcessLimits.raiseOpenFileLimit()
         let environment = ProcessInfo.processInfo.environment
-        try await serve(ServerConfiguration(
-            host: host, httpPort: httpPort, mediaPort: mediaPort,
-            dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIP: publicIP, region: region,
-            accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"]))
+        var configuration = ServerConfiguration(
+            host: host, httpPort: httpPort, mediaPort: mediaPort, mediaTCPPort: mediaTcpPort,
+            dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIPs: publicIP, region: region,
+            accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
+        if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }
+        if let iceTcpMaxUnauthenticated { configuration.iceTCPLimits.maximumUnauthenticated = iceTcpMaxUnauthenticated }
+        try await serve(configuration)
     }
 }

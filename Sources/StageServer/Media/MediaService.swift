@@ -8,7 +8,8 @@ import StageTransport
 /// WHIP creates publishers, WHEP creates subscribers that consume a publisher's producers.
 final class MediaService: @unchecked Sendable {
     let engine: MediaEngine
-    let candidateIP: String
+    /// The host candidates every answer lists.
+    let candidates: HostCandidates
     let hub: SignalingHub
     private var publishers: [String: PublisherSession] = [:]          // participant id → session
     private var subscribers: [String: SubscriberSession] = [:]        // resource id → session
@@ -16,9 +17,9 @@ final class MediaService: @unchecked Sendable {
     /// (subscriber participant id, publisher id) → resource ids of the subscriber's sessions.
     private var subscriptionsBySubscriber: [String: [String]] = [:]
 
-    init(engine: MediaEngine, candidateIP: String, hub: SignalingHub) {
+    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub) {
         self.engine = engine
-        self.candidateIP = candidateIP
+        self.candidates = candidates
         self.hub = hub
     }
 
@@ -62,7 +63,7 @@ final class MediaService: @unchecked Sendable {
             replaced?.peer.close(reason: "replaced by a new publish session")
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
-                                       candidateIP: candidateIP, candidatePort: engine.localPort).answer()
+                                       candidates: candidates).answer()
             return Answer(resourceId: resourceId, sdp: answer)
         }.get()
     }
@@ -105,7 +106,7 @@ final class MediaService: @unchecked Sendable {
             if let key { subscriptionsBySubscriber[key, default: []].append(resourceId) }
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
-                                       candidateIP: candidateIP, candidatePort: engine.localPort).answer(outgoing: outgoing)
+                                       candidates: candidates).answer(outgoing: outgoing)
             return Answer(resourceId: resourceId, sdp: answer)
         }.get()
     }

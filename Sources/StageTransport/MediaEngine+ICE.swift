@@ -1,0 +1,84 @@
+import NIOCore
+import StageWire
+
+/// The ICE-lite responder (RFC 8445 §2.5, §7.3) and the choice of each peer's selected path,
+/// the same for UDP and ICE-TCP (RFC 6544 §7.2: checks on a TCP connection are answered on it).
+extension MediaEngine {
+    /// What became of a STUN packet.
+    enum CheckOutcome {
+        /// A Binding request that verified: answered, and the path possibly selected.
+        case answered(MediaPeer)
+        /// Not a STUN message we can read.
+        case malformed
+        /// A STUN message other than a Binding request (an indication, a response).
+        case notRequest
+        /// A Binding request with an unknown USERNAME or a MESSAGE-INTEGRITY that does not verify,
+        /// or one for another peer than the ICE-TCP connection it came on belongs to.
+        case refused
+    }
+
+    /// Answers Binding requests whose USERNAME starts with a local ufrag and whose
+    /// MESSAGE-INTEGRITY verifies with that peer's password.
+    func receiveSTUN(_ bytes: UnsafeRawBufferPointer, on path: MediaPath) -> CheckOutcome {
+        guard let message = try? STUNMessage(parsing: bytes) else {
+            MediaDropReason.malformedSTUN.count()
+            return .malformed
+        }
+        guard message.type == .bindingRequest else {
+            MediaDropReason.stunNotRequest.count()
+            return .notRequest
+        }
+        guard let username = try? message.username, let localUfrag = username.split(separator: ":").first,
+              let peer = peersByUfrag[String(localUfrag)] else {
+            // RFC 8489 §9.1.3: 401 for a USERNAME we do not know, so a client whose connection
+            // ended here (closed, expired, server restarted) learns it at once.
+            if let reply = try? STUNMessageBuilder.bindingError(transactionID: message.transactionID,
+                                                                 error: STUNErrorCode(code: STUNErrorCode.unauthorized, reason: "Unauthorized")) {
+                send(reply, on: path)
+            }
+            MediaDropReason.stunUnknownUsername.count()
+            return .refused
+        }
+        guard message.verifyIntegrity(key: STUNMessage.shortTermKey(password: peer.credentials.password), hmacSHA1: Self.hmacSHA1) else {
+            MediaDropReason.stunBadIntegrity.count()
+            return .refused
+        }
+        guard let stunSource = STUNAddress(path.remote) else {
+            MediaDropReason.malformedSTUN.count()
+            return .malformed
+        }
+        if let connection = path.connection, !authenticate(connection, as: peer) {
+            MediaDropReason.tcpUnauthenticated.count()
+            return .refused
+        }
+        peer.lastHeard = .now()
+        send(STUNMessageBuilder.bindingSuccess(transactionID: message.transactionID, source: stunSource,
+                                               localPassword: peer.credentials.password, hmacSHA1: Self.hmacSHA1), on: path)
+        // A first successful check selects the pair so DTLS can start; USE-CANDIDATE (regular or
+        // aggressive nomination) fixes it, and a later nomination of another pair (another
+        // address, the other family, UDP ↔ TCP) moves it, and media with it.
+        if let selected = peer.selectedPath {
+            if message.useCandidate && (!selected.isSame(as: path) || !peer.nominated) {
+                select(path, for: peer, nominated: true)
+            }
+        } else {
+            select(path, for: peer, nominated: message.useCandidate)
+        }
+        return .answered(peer)
+    }
+
+    private func select(_ path: MediaPath, for peer: MediaPeer, nominated: Bool) {
+        if let old = peer.selectedPath, case .udp = old.local, peersByAddress[old.remote] === peer {
+            peersByAddress[old.remote] = nil
+        }
+        if let old = peer.selectedPath, !old.isSame(as: path) {
+            logger.debug("selected path moved", metadata: ["peer": "\(peer.id)", "from": "\(old)", "to": "\(path)"])
+        }
+        peer.selectedPath = path
+        peer.nominated = peer.nominated || nominated
+        if case .udp = path.local { peersByAddress[path.remote] = peer }
+        if peer.dtls.role == .client, case .handshaking = peer.dtls.state {
+            sendDTLS(peer.dtls.start(), for: peer)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+public import NIOCore
+public import NIOPosix
+
+extension MediaEngine {
+    /// Whether `host` means every address: then the media port binds IPv4 and IPv6 apart.
+    public static func isWildcard(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" }
+
+    /// Binds the UDP media port and starts serving it. A wildcard `host` binds one IPv4 and one
+    /// IPv6 socket (`IPV6_V6ONLY`, so IPv4 sources are never v4-mapped) on the same port; on a
+    /// machine without IPv6 it logs that and serves IPv4 alone. ICE-TCP is started apart, with
+    /// ``startTCP(host:port:limits:)``.
+    /// - Parameter port: the UDP port; 0 picks one (then both families share the one picked).
+    public static func start(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaEngine {
+        let engine = MediaEngine(eventLoop: group.next(), dtlsContext: try DTLSContext(certificate: DTLSCertificate()))
+        var boundPort = port
+        for (index, address) in try bindAddresses(host).enumerated() {
+            do {
+                let socket = try await engine.bindUDP(address.withPort(boundPort))
+                try await engine.eventLoop.submit { engine.udpSockets.append(socket) }.get()
+                if boundPort == 0 { boundPort = socket.localAddress?.port ?? 0 }
+                engine.udpAddresses.append(socket.localAddress ?? address)
+            } catch where index > 0 && IPv6Support.isUnavailable(error) {
+                engine.logger.notice("IPv6 unavailable: media UDP serves IPv4 only", metadata: ["error": "\(error)"])
+            }
+        }
+        engine.localPort = boundPort
+        engine.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak engine] _ in
+            engine?.expireSilentPeers()
+        }
+        return engine
+    }
+
+    /// Starts the ICE-TCP listener (RFC 6544 passive candidates): one TCP port shared by every
+    /// peer, on IPv4 and IPv6 like the UDP port. A listener that fails to bind leaves none open.
+    /// - Parameter port: 0 picks one.
+    public func startTCP(host: String, port: Int, limits: ICETCPLimits = ICETCPLimits()) async throws {
+        try await eventLoop.submit { [self] in tcpLimits = limits }.get()
+        var boundPort = port
+        var listeners: [any Channel] = []
+        do {
+            for (index, address) in try Self.bindAddresses(host).enumerated() {
+                do {
+                    let listener = try await bindTCP(address.withPort(boundPort), limits: limits)
+                    listeners.append(listener)
+                    if boundPort == 0 { boundPort = listener.localAddress?.port ?? 0 }
+                } catch where index > 0 && IPv6Support.isUnavailable(error) {
+                    logger.notice("IPv6 unavailable: ICE-TCP serves IPv4 only", metadata: ["error": "\(error)"])
+                }
+            }
+        } catch {
+            for listener in listeners { try? await listener.close() }
+            throw error
+        }
+        let bound = listeners
+        try await eventLoop.submit { [self] in tcpListeners += bound }.get()
+        tcpAddresses = listeners.compactMap(\.localAddress)
+        tcpPort = boundPort
+    }
+
+    /// The addresses to bind for `host`: IPv4 and IPv6 wildcards for a wildcard, else the one
+    /// address (a name is resolved).
+    static func bindAddresses(_ host: String) throws -> [SocketAddress] {
+        if isWildcard(host) {
+            return [try SocketAddress(ipAddress: "0.0.0.0", port: 0), try SocketAddress(ipAddress: "::", port: 0)]
+        }
+        if let literal = try? SocketAddress(ipAddress: host, port: 0) { return [literal] }
+        return [try SocketAddress.makeAddressResolvingHost(host, port: 0)]
+    }
+
+    /// `IPV6_V6ONLY` at level `IPPROTO_IPV6` (`ChannelOptions.socketOption` would set it at `SOL_SOCKET`).
+    private static let ipv6Only = ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only)
+
+    private func bindUDP(_ address: SocketAddress) async throws -> MediaUDPSocket {
+        // No SO_REUSEADDR: on Linux it lets a second process bind the same UDP port unnoticed
+        // (and take its datagrams); a port in use must stop the server instead.
+        var bootstrap = DatagramBootstrap(group: eventLoop)
+            .channelOption(.maxMessagesPerRead, value: 32)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.maximumPacketLength))
+        if address.protocol == .inet6 { bootstrap = bootstrap.channelOption(Self.ipv6Only, value: 1) }
+        let channel = try await bootstrap
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = MediaChannelHandler(engine: self, socket: MediaUDPSocket(channel: channel))
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .bind(to: address)
+            .get()
+        return try await channel.pipeline.handler(type: MediaChannelHandler.self).map(\.socket).get()
+    }
+
+    private func bindTCP(_ address: SocketAddress, limits: ICETCPLimits) async throws -> any Channel {
+        var bootstrap = ServerBootstrap(group: eventLoop)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.writeBufferWaterMark,
+                                value: .init(low: limits.sendBufferHighWater / 2, high: limits.sendBufferHighWater))
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 512, initial: 2048, maximum: 16384))
+        if address.protocol == .inet6 { bootstrap = bootstrap.serverChannelOption(Self.ipv6Only, value: 1) }
+        return try await bootstrap
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try accept(channel) }
+            }
+            .bind(to: address)
+            .get()
+    }
+}
+
+extension SocketAddress {
+    /// The same address with another port.
+    func withPort(_ port: Int) -> SocketAddress {
+        var copy = self
+        copy.port = port
+        return copy
+    }
+}

@@ -1,0 +1,110 @@
+import NIOCore
+import StageWire
+
+/// Inbound packets, by transport, then by kind (RFC 7983 §7): STUN to the ICE-lite responder,
+/// DTLS and SRTP/SRTCP to the peer whose selected path they arrived on.
+extension MediaEngine {
+    /// A datagram from one of the UDP sockets.
+    func receive(_ envelope: AddressedEnvelope<ByteBuffer>, on socket: MediaUDPSocket) {
+        var data = envelope.data
+        let path = MediaPath(local: .udp(socket), remote: envelope.remoteAddress)
+        data.withUnsafeMutableReadableBytes { bytes in
+            guard bytes.count > 0 else { return MediaDropReason.unknownKind.count() }
+            switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
+            case .stun:
+                _ = receiveSTUN(UnsafeRawBufferPointer(bytes), on: path)
+            case .dtls:
+                guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
+                receiveDTLS(UnsafeRawBufferPointer(bytes), for: peer)
+            case .rtp:
+                guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
+                receiveSRTP(bytes, for: peer, rtcp: false)
+            case .rtcp:
+                guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
+                receiveSRTP(bytes, for: peer, rtcp: true)
+            default:
+                MediaDropReason.unknownKind.count()
+            }
+        }
+    }
+
+    /// Bytes read from an ICE-TCP connection: every whole RFC 4571 frame is handled in place.
+    func receive(_ bytes: inout ByteBuffer, on connection: ICETCPConnection) {
+        guard !connection.isClosing else { return }
+        let outcome = connection.reader.read(&bytes) { frame in
+            receiveFrame(frame, on: connection)
+            return !connection.isClosing
+        }
+        if case .frameTooLarge = outcome { closeTCP(connection, reason: .tcpFrameTooLarge) }
+    }
+
+    /// One ICE-TCP frame. A frame that is none of STUN, DTLS, RTP or RTCP closes the connection;
+    /// until it has authenticated, only a Binding request that verifies is acceptable.
+    private func receiveFrame(_ bytes: UnsafeMutableRawBufferPointer, on connection: ICETCPConnection) {
+        let kind = bytes.count > 0 ? Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) : .unknown
+        switch kind {
+        case .stun:
+            switch receiveSTUN(UnsafeRawBufferPointer(bytes), on: connection.path) {
+            case .answered: break
+            case .malformed: closeTCP(connection, reason: .tcpGarbage)
+            case .notRequest, .refused: if !connection.isAuthenticated { closeTCP(connection, reason: .tcpUnauthenticated) }
+            }
+            return
+        case .dtls, .rtp, .rtcp:
+            break
+        default:
+            MediaDropReason.unknownKind.count()
+            return closeTCP(connection, reason: .tcpGarbage)
+        }
+        guard connection.isAuthenticated else { return closeTCP(connection, reason: .tcpUnauthenticated) }
+        // Media only on the peer's selected path, as on UDP.
+        guard let peer = connection.peer, peer.selectedPath?.connection === connection else {
+            return MediaDropReason.unknownAddress.count()
+        }
+        switch kind {
+        case .dtls: receiveDTLS(UnsafeRawBufferPointer(bytes), for: peer)
+        case .rtcp: receiveSRTP(bytes, for: peer, rtcp: true)
+        default: receiveSRTP(bytes, for: peer, rtcp: false)
+        }
+    }
+
+    private func receiveDTLS(_ bytes: UnsafeRawBufferPointer, for peer: MediaPeer) {
+        peer.lastHeard = .now()
+        let wasConnected = peer.srtp != nil
+        sendDTLS(peer.dtls.receive(bytes), for: peer)
+        switch peer.dtls.state {
+        case .connected(let keys) where !wasConnected:
+            do {
+                peer.srtp = try SRTPSession(keys)
+                peer.delegate?.peerDidConnect(peer)
+            } catch {
+                MediaDropReason.dtlsFailed.count()
+                remove(peer, reason: "SRTP setup failed: \(error)")
+            }
+        case .closed:
+            remove(peer, reason: "the peer closed DTLS (close_notify)")
+        case .failed(let error):
+            MediaDropReason.dtlsFailed.count()
+            logger.notice("DTLS failed", metadata: ["peer": "\(peer.id)", "error": "\(error)"])
+            remove(peer, reason: "\(error)")
+        default:
+            break
+        }
+    }
+
+    private func receiveSRTP(_ bytes: UnsafeMutableRawBufferPointer, for peer: MediaPeer, rtcp: Bool) {
+        guard let srtp = peer.srtp else { return MediaDropReason.notConnected.count() }
+        peer.lastHeard = .now()
+        do {
+            let length = rtcp ? try srtp.unprotectRTCP(bytes, length: bytes.count) : try srtp.unprotectRTP(bytes, length: bytes.count)
+            let plain = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
+            if rtcp { peer.delegate?.peer(peer, didReceiveRTCP: plain) } else { peer.delegate?.peer(peer, didReceiveRTP: plain) }
+        } catch {
+            switch error {
+            case .authentication: MediaDropReason.srtpAuthentication.count()
+            case .replay: MediaDropReason.srtpReplay.count()
+            case .other: MediaDropReason.srtpOther.count()
+            }
+        }
+    }
+}
