@@ -38,7 +38,9 @@ extension Stage {
             }
         }
         Task {
-            await previous?.close()
+            // The connection this one replaces closes only once this one is up (or failed): the
+            // server then swaps sessions without an unpublish that others would see as a leave.
+            defer { if let previous { Task { await previous.close() } } }
             do {
                 let offer = try await publisher.connection.prepareOffer()
                 guard self.mediaPublisher === publisher, let channel = self.channel else { return await publisher.close() }

@@ -81,6 +81,14 @@ public final class Consumer {
         producer.keyframeNeeded(layer: selector.target ?? selector.current ?? producer.layers.count - 1)
     }
 
+    /// Moves to the producer of a reconnected publisher, keeping the preferred layer (the
+    /// publisher's session asks for keyframes when its new connection is up).
+    func rebind(to successor: Producer) {
+        producer = successor
+        selector = successor.layers.isEmpty ? nil : LayerSelector(preferred: selector?.preferred)
+        successor.attach(self)
+    }
+
     public func close() {
         producer?.detach(self)
         producer = nil

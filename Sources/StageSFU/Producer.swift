@@ -126,6 +126,16 @@ public final class Producer {
         consumers.removeAll { $0 === consumer }
     }
 
+    /// The publisher reconnected: its new producer for the same track takes every consumer, so
+    /// subscribers keep their connection and see one continuous stream (the munger treats the
+    /// new SSRCs as a source switch).
+    public func handOver(to successor: Producer) {
+        guard successor !== self, successor.kind == kind else { return }
+        let moving = consumers
+        consumers.removeAll()
+        for consumer in moving { consumer.rebind(to: successor) }
+    }
+
     /// The publisher is gone: every consumer stops.
     public func close() {
         for consumer in consumers { consumer.producerClosed() }

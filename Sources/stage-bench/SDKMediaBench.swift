@@ -16,6 +16,8 @@ struct SDKMediaBench: AsyncParsableCommand {
             its pixels, so now − capture time is glass-to-glass latency (same machine, same monotonic clock).
             CPU of the publisher process over the run, per second and per captured frame; reference in the same run:
             ffmpeg encoding the same three layers with libvpx (realtime, same cpu-used) from a generated test source.
+            Off the loopback: --server-url uses a running server (credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)
+            and --publisher-netns runs the publisher in another network namespace (Tests/interop/bench_offnet.py builds them).
             """)
 
     @Option(help: "Publisher video size, WIDTHxHEIGHT.") var size = "1280x720"
@@ -23,15 +25,28 @@ struct SDKMediaBench: AsyncParsableCommand {
     @Option(help: "Viewer joins measured.") var trials = 5
     @Option(help: "Seconds each viewer watches.") var seconds = 6
     @Option(help: "stage-server binary (default: beside this tool).") var serverBin: String?
+    @Option(help: "A running server to use instead of starting one (its control plane and public URL).") var serverURL: String?
+    @Option(help: "Network namespace to run the publisher in (`ip netns exec`).") var publisherNetns: String?
 
     func run() async throws {
-        let server = try LocalStageServer(binary: serverBin.map { URL(fileURLWithPath: $0) } ?? LocalStageServer.defaultBinary)
-        try await server.start()
-        defer { server.stop() }
-        let api = server.api
+        var server: LocalStageServer?
+        let api: ControlPlaneClient
+        if let serverURL {
+            let environment = ProcessInfo.processInfo.environment
+            guard let url = URL(string: serverURL), let id = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"] else {
+                throw ValidationError("--server-url needs an http(s) URL and AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY")
+            }
+            api = ControlPlaneClient(endpoint: url, accessKeyId: id, secretAccessKey: secret)
+        } else {
+            let local = try LocalStageServer(binary: serverBin.map { URL(fileURLWithPath: $0) } ?? LocalStageServer.defaultBinary)
+            try await local.start()
+            server = local
+            api = local.api
+        }
+        defer { server?.stop() }
         let stageArn = try await api.createStage(name: "sdk-media-bench").arn
         let host = try await api.createParticipantToken(stageArn: stageArn, userId: "bench-host")
-        let publisher = try startPublisher(server: server, token: host.token ?? "")
+        let publisher = try startPublisher(token: host.token ?? "")
         defer { publisher.terminate(); publisher.waitUntilExit() }
 
         let cpuStart = processCPUSeconds(pid: publisher.processIdentifier), wallStart = ContinuousClock.now
@@ -64,11 +79,18 @@ struct SDKMediaBench: AsyncParsableCommand {
         return String(format: "p50 %.3f  p95 %.3f  p99 %.3f  (n=%d)", at(0.5), at(0.95), at(0.99), sorted.count)
     }
 
-    private func startPublisher(server: LocalStageServer, token: String) throws -> Process {
+    private func startPublisher(token: String) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let stage = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("stage")
-        process.arguments = ["join", "--token", token, "--size", size, "--fps", "\(fps)", "--status-interval", "0"]
+        let join = ["join", "--token", token, "--size", size, "--fps", "\(fps)", "--status-interval", "0"]
+        if let publisherNetns {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", publisherNetns, stage.path] + join
+        } else {
+            process.executableURL = stage
+            process.arguments = join
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -47,6 +47,11 @@ final class StatusView: StageRenderer {
                                   "streamId": stream.streamId, "kind": stream.kind.rawValue, "summary": text,
                                   "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))]
                     object["path"] = Self.path(stats)
+                    // Counters for scripts: frames encoded (the top layer of a simulcast stream) or decoded so far.
+                    let encoded = stats.filter { $0.type == "outbound-rtp" }.compactMap { $0["framesEncoded"]?.number }.max()
+                    let decoded = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["framesDecoded"]?.number }.max()
+                    object["framesEncoded"] = encoded.map { String(Int($0)) }
+                    object["framesDecoded"] = decoded.map { String(Int($0)) }
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                     lines.append(String(decoding: (try? encoder.encode(object)) ?? Data(), as: UTF8.self))

@@ -113,6 +113,13 @@ struct MediaStageTests {
         #expect(inbound["packetsLost"]?.number == 0 && inbound["jitter"]?.number != nil)
         let pair = try #require(statsDelegate.stats?.first { $0.type == "candidate-pair" })
         #expect((pair["currentRoundTripTime"]?.number ?? 1) < 0.1, "loopback round trip")
+        #expect(pair["state"]?.description == "succeeded" && pair["nominated"]?.description == "true")
+        // The selected pair's candidates, as a browser names them: loopback host UDP on both ends.
+        let local = try #require(statsDelegate.stats?.first { $0.type == "local-candidate" && $0.id == pair["localCandidateId"]?.description })
+        let remote = try #require(statsDelegate.stats?.first { $0.type == "remote-candidate" && $0.id == pair["remoteCandidateId"]?.description })
+        #expect(local["candidateType"]?.description == "host" && local["protocol"]?.description == "udp")
+        #expect(local["address"]?.description == "127.0.0.1" && (local["port"]?.number ?? 0) > 0)
+        #expect(remote["candidateType"]?.description == "host" && remote["address"]?.description == "127.0.0.1")
         let outbound = await streams[0].rtcStats().filter { $0.type == "outbound-rtp" }
         #expect(Set(outbound.compactMap { $0["rid"]?.description }) == ["h", "f"], "640×360 publishes two simulcast layers")
         #expect(outbound.allSatisfy { ($0["framesEncoded"]?.number ?? 0) > 50 })

@@ -66,6 +66,29 @@ struct ProducerConsumerTests {
         #expect(resent == 2)
         #expect(sink.packets.suffix(2).map { RTPFixedFields.peek($0).sequenceNumber } == [103, 105])
     }
+
+    @Test("a reconnected publisher's new producer takes the consumers: one continuous stream on the subscriber's SSRC")
+    func handOverKeepsTheConsumer() {
+        let (old, consumer, sink) = setUp()
+        send(old, sequence: 500, timestamp: 90_000)
+        send(old, sequence: 501, timestamp: 93_000)
+        let successor = Producer(id: "p:video", kind: .video) { _ in }
+        old.handOver(to: successor)
+        #expect(consumer.producer === successor)
+        send(old, sequence: 502, timestamp: 96_000)   // the old session's late packets reach nobody
+        #expect(sink.packets.count == 2)
+        var packet = RTPMungerTests.packet(ssrc: 0x5678, sequence: 7, timestamp: 1_000) + [UInt8](repeating: 0, count: 99)
+        packet.withUnsafeMutableBytes { successor.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0))) }
+        #expect(sink.packets.count == 3)
+        let fields = sink.packets.map { RTPFixedFields.peek($0) }
+        #expect(fields.map(\.ssrc) == [0xC0FFEE, 0xC0FFEE, 0xC0FFEE], "the subscriber keeps its SSRC")
+        #expect(fields[2].sequenceNumber == fields[1].sequenceNumber &+ 1, "sequence numbers continue across the switch")
+        old.close()
+        #expect(consumer.producer === successor, "closing the replaced producer no longer touches the moved consumer")
+        let audio = Producer(id: "p:audio", kind: .audio) { _ in }
+        successor.handOver(to: audio)
+        #expect(consumer.producer === successor, "never to a producer of another kind")
+    }
 }
 
 extension RTPFixedFields {

@@ -7,6 +7,7 @@ or IPv6, as that namespace can reach). The control plane is driven with the `sta
 the server's namespace; participants are `stage join` processes in their own namespaces, with
 `--json` events and `status` objects (which include the candidate pair in use).
 """
+import datetime
 import json
 import os
 import pathlib
@@ -150,15 +151,44 @@ class Participant:
         return self.tail()
 
 
-def frames_and_coverage(ivf, fps):
-    """(frames in the recording, frames / frames expected between its first and last timestamp)."""
-    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts",
-                          "-of", "json", str(ivf)], capture_output=True, text=True, check=True, timeout=60).stdout
-    pts = sorted(int(p["pts"]) for p in json.loads(out)["packets"])
-    if len(pts) < 2:
-        return len(pts), 0.0
-    expected = round((pts[-1] - pts[0]) / 90000 * fps) + 1
-    return len(pts), len(pts) / expected
+def recorded_frames(ivf):
+    """The VP8 frames in a recording, counted by ffprobe."""
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                          "stream=codec_name,nb_read_frames", "-of", "json", str(ivf)], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    stream = json.loads(out)["streams"][0]
+    assert stream["codec_name"] == "vp8", stream
+    return int(stream["nb_read_frames"])
+
+
+def _counter_samples(participant, user, field):
+    """(wall time, counter) of the video status objects about `user` that carry `field`."""
+    samples = []
+    for status in participant.objects():
+        if status.get("event") == "status" and status.get("userId") == user and status.get("kind") == "video" and field in status:
+            at = datetime.datetime.fromisoformat(status["time"].replace("Z", "+00:00")).timestamp()
+            samples.append((at, int(status[field])))
+    return samples
+
+
+def _at(samples, t):
+    """The counter at time t, linear between the samples around it."""
+    for (t0, v0), (t1, v1) in zip(samples, samples[1:]):
+        if t0 <= t <= t1:
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if t1 > t0 else v1
+    raise ValueError(f"{t} outside the samples")
+
+
+def delivery(host, guest, user="host"):
+    """Of the frames the host encoded while the guest was receiving, the share the guest decoded:
+    both counters come from their status objects (one a second, same clock), compared over the
+    window both cover, from the guest's first decoded frame on. Returns (decoded, encoded)."""
+    encoded = _counter_samples(host, user, "framesEncoded")
+    decoded = [s for s in _counter_samples(guest, user, "framesDecoded") if s[1] > 0]
+    assert len(encoded) >= 3 and len(decoded) >= 3, f"too few status samples: host {encoded}, guest {decoded}"
+    start, end = max(decoded[0][0], encoded[0][0]), min(decoded[-1][0], encoded[-1][0])
+    assert end - start >= 3, f"the host and guest status samples overlap only {end - start:.1f} s"
+    return _at(decoded, end) - _at(decoded, start), _at(encoded, end) - _at(encoded, start)
 
 
 class LabTURN:

@@ -60,7 +60,15 @@ final class MediaService: @unchecked Sendable {
             }
             publishers[participantId] = session
             publisherResources[resourceId] = session
-            replaced?.peer.close(reason: "replaced by a new publish session")
+            if let replaced {
+                // Subscribers of the replaced session move to the new one's producers: a publisher
+                // that reconnects its media is not a leave and join for anyone.
+                for (mid, old) in replaced.producers {
+                    let sameSection = session.producers[mid].flatMap { $0.kind == old.kind ? $0 : nil }
+                    if let successor = sameSection ?? session.producer(kind: old.kind) { old.handOver(to: successor) }
+                }
+                replaced.peer.close(reason: "replaced by a new publish session")
+            }
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
                                        candidates: candidates).answer()

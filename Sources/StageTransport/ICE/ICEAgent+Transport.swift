@@ -132,6 +132,9 @@ extension ICEAgent {
             handleTURN(base.allocation?.receive(Array(bytes), now: .now) ?? [], base: base)
             return
         }
+        guard Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) == .stun else {
+            return receiveData(bytes, base: base)   // the media path: no address conversion per packet
+        }
         guard let stunSource = STUNAddress(source) else { return }
         receive(bytes, from: stunSource, base: base)
     }
