@@ -76,6 +76,8 @@ public final class ClientPeerConnection: @unchecked Sendable {
         /// The selected candidate pair and the latest round trip of a check or consent answer on it.
         public var pair: ICEPairStatistics?
         public var currentRoundTripTime: Double? { pair?.roundTripSeconds }
+        /// Every candidate gathered for the offer (host, server-reflexive, relayed).
+        public var localCandidates: [ICECandidate] = []
     }
 
     /// The latest consent round trip in seconds (call on `eventLoop`).
@@ -88,6 +90,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
         (try? await eventLoop.submit { [self] in
             var statistics = counters
             statistics.pair = agent.selectedPair
+            statistics.localCandidates = gathered
             return statistics
         }.get()) ?? Statistics()
     }

@@ -47,6 +47,7 @@ final class StatusView: StageRenderer {
                                   "streamId": stream.streamId, "kind": stream.kind.rawValue, "summary": text,
                                   "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))]
                     object["path"] = Self.path(stats)
+                    object["candidates"] = Self.gathered(stats)
                     // Counters for scripts: frames encoded (the top layer of a simulcast stream) or decoded so far.
                     let encoded = stats.filter { $0.type == "outbound-rtp" }.compactMap { $0["framesEncoded"]?.number }.max()
                     let decoded = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["framesDecoded"]?.number }.max()
@@ -100,9 +101,16 @@ final class StatusView: StageRenderer {
 
     /// The selected candidate pair: `host udp 192.168.1.2:5000 → host udp 203.0.113.10:7880`.
     private static func path(_ stats: [RTCStats]) -> String? {
-        guard let local = stats.first(where: { $0.type == "local-candidate" }), let remote = stats.first(where: { $0.type == "remote-candidate" })
-        else { return nil }
+        guard let pair = stats.first(where: { $0.type == "candidate-pair" }),
+              let local = stats.first(where: { $0.id == pair["localCandidateId"]?.description }),
+              let remote = stats.first(where: { $0.id == pair["remoteCandidateId"]?.description }) else { return nil }
         return "\(describe(local)) → \(describe(remote))"
+    }
+
+    /// The candidates gathered for the offer, `; `-separated (`--json` status objects).
+    private static func gathered(_ stats: [RTCStats]) -> String? {
+        let candidates = stats.filter { $0.type == "local-candidate" && $0.id.hasPrefix("local-candidate-") }
+        return candidates.isEmpty ? nil : candidates.map(describe).joined(separator: "; ")
     }
 
     /// `host udp 192.0.2.1:5000`, `relay udp 198.51.100.2:49152 via TURN/tcp`, `host tcp …`.

@@ -122,6 +122,10 @@ def _assert_delivered(what, host, guest, workdir):
     assert frames >= 0.95 * total
 
 
+def _candidates(participant):
+    return next((o["candidates"] for o in reversed(participant.objects()) if o.get("event") == "status" and "candidates" in o), "")
+
+
 def _recording(workdir):
     videos = sorted((workdir / "rec").glob("*.ivf"))
     assert videos, "nothing recorded"
@@ -142,7 +146,8 @@ def test_udp_and_server_tcp_blocked_guest_receives_through_turn_tcp(netlab, lab_
     walled = netlab.nat_home("walled", udp_blocked=True, blocked_tcp_ports=(7880, 7881, 8443))
     for host in (home1, walled, srv):
         netlab.set_hosts(host, {"stage.test": [srv.v4]})
-    host, guest = _host_and_guest(netlab, server, home1, walled, tmp_path, guest_args=turn.args(turn.url_tcp))
+    host, guest = _host_and_guest(netlab, server, home1, walled, tmp_path, guest_args=turn.args(turn.url_tcp),
+                                  host_args=["--ice-server", f"stun:{turn.host.v4}:3478"])
     try:
         _wait_recording(guest)
     finally:
@@ -153,6 +158,12 @@ def test_udp_and_server_tcp_blocked_guest_receives_through_turn_tcp(netlab, lab_
     assert path.startswith(f"relay udp {turn.host.v4}:") and "via TURN/tcp" in path, guest.paths()
     assert path.endswith(f"host udp {srv.v4}:7880"), path
     _assert_delivered(f"through TURN/TCP ({path})", host, guest, tmp_path)
+    # Gathering: the host learned its NATed address from the STUN server (a server-reflexive
+    # candidate), the guest its relayed one from the TURN server.
+    host_candidates, guest_candidates = _candidates(host), _candidates(guest)
+    print(f"host gathered: {host_candidates}\nguest gathered: {guest_candidates}")
+    assert f"srflx udp {home1.router_public_v4}:" in host_candidates
+    assert f"relay udp {turn.host.v4}:" in guest_candidates and "via TURN/tcp" in guest_candidates
 
 
 def test_guest_address_replaced_mid_stream_recovers_within_3_s_without_rejoin(netlab, lab_server, tmp_path):
@@ -233,7 +244,7 @@ CHROMIUM_PAGE = """<!doctype html><meta charset=utf-8><script>
       const stats = await pc.getStats();
       stats.forEach(s => { if (s.type === 'candidate-pair' && s.nominated && s.state === 'succeeded') {
         const local = stats.get(s.localCandidateId), remote = stats.get(s.remoteCandidateId);
-        console.log('PAIR ' + local.candidateType + ' ' + local.address + ' -> ' + remote.candidateType + ' ' + remote.address + ':' + remote.port);
+        console.log('PAIR ' + local.candidateType + ' ' + local.protocol + ' ' + local.address + ' -> ' + remote.candidateType + ' ' + remote.protocol + ' ' + remote.address + ':' + remote.port);
       }});
     }, 1000);
   } catch (e) { console.log('WHIP_ERROR ' + e); }
@@ -241,11 +252,12 @@ CHROMIUM_PAGE = """<!doctype html><meta charset=utf-8><script>
 </script>"""
 
 
-def test_chromium_in_a_nat_home_publishes_over_whip_and_an_sdk_guest_watches(netlab, lab_server, tmp_path):
+@pytest.mark.parametrize("udp_blocked", [False, True], ids=["udp", "udp-blocked-ice-tcp"])
+def test_chromium_in_a_nat_home_publishes_over_whip_and_an_sdk_guest_watches(netlab, lab_server, tmp_path, udp_blocked):
     import subprocess
     from test_media_chromium_simulcast import CHROMIUM_FLAGS
     srv, server = lab_server
-    browser_home, guest_home = netlab.nat_home("browser"), netlab.nat_home("home2")
+    browser_home, guest_home = netlab.nat_home("browser", udp_blocked=udp_blocked), netlab.nat_home("home2")
     for host in (browser_home, guest_home, srv):
         netlab.set_hosts(host, {"stage.test": [srv.v4]})
     arn = server.create_stage("chromium")
@@ -270,8 +282,12 @@ def test_chromium_in_a_nat_home_publishes_over_whip_and_an_sdk_guest_watches(net
     pairs = [line.split("PAIR ", 1)[1].split('"')[0] for line in console.splitlines() if "PAIR " in line]
     print(f"--- guest ---\n{guest_out[-1000:]}\n--- chromium pairs ---\n{pairs[-2:]}")
     assert "WHIP_STATUS 201" in console, console[-3000:]
-    # The browser learns its NATed address from the server's answers to its checks: a prflx candidate.
-    assert pairs and pairs[-1] == f"prflx {browser_home.router_public_v4} -> host {srv.v4}:7880", pairs[-3:] or console[-3000:]
+    if udp_blocked:
+        # Browsers use the server's ICE-TCP passive candidate when UDP does not get through.
+        assert pairs and pairs[-1].endswith(f"-> host tcp {srv.v4}:7881"), pairs[-3:] or console[-3000:]
+    else:
+        # The browser learns its NATed address from the server's answers to its checks: a prflx candidate.
+        assert pairs and pairs[-1] == f"prflx udp {browser_home.router_public_v4} -> host udp {srv.v4}:7880", pairs[-3:] or console[-3000:]
     frames = recorded_frames(_recording(tmp_path))
     print(f"chromium over WHIP through NAT → CLI guest: {frames} frames recorded in {RECORD_SECONDS} s")
     assert frames >= 10 * RECORD_SECONDS

@@ -44,18 +44,21 @@ final class MediaConnection: @unchecked Sendable {
             "packetsReceived": .number(Double(statistics.packetsReceived)), "bytesReceived": .number(Double(statistics.bytesReceived)),
         ]
         if let rtt = statistics.currentRoundTripTime { values["currentRoundTripTime"] = .number(rtt) }
-        guard let pair = statistics.pair else { return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values)] }
+        // Every gathered candidate, as a browser lists them; the pair points at the selected ones.
+        let gathered = statistics.localCandidates.enumerated().map { Self.candidateStats($1, id: "local-candidate-\($0)", type: "local-candidate") }
+        guard let pair = statistics.pair else { return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values)] + gathered }
         values["localCandidateId"] = .string("local-candidate")
         values["remoteCandidateId"] = .string("remote-candidate")
         values["localAddress"] = .string("\(pair.local.address)")
         values["remoteAddress"] = .string("\(pair.remote.address)")
         return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values),
-                Self.candidateStats(pair.local, id: "local-candidate"), Self.candidateStats(pair.remote, id: "remote-candidate")]
+                Self.candidateStats(pair.local, id: "local-candidate", type: "local-candidate"),
+                Self.candidateStats(pair.remote, id: "remote-candidate", type: "remote-candidate")] + gathered
     }
 
     /// An `RTCIceCandidateStats` (W3C webrtc-stats §8.15): address, port, protocol, candidateType,
     /// and for relayed candidates the relayProtocol to the TURN server.
-    private static func candidateStats(_ candidate: ICECandidate, id: String) -> RTCStats {
+    private static func candidateStats(_ candidate: ICECandidate, id: String, type: String) -> RTCStats {
         var values: [String: RTCStats.Value] = [
             "address": .string(candidate.address.ip.description), "port": .number(Double(candidate.address.port)),
             "protocol": .string(candidate.transport.rawValue), "candidateType": .string(candidate.type.rawValue),
@@ -63,6 +66,6 @@ final class MediaConnection: @unchecked Sendable {
         ]
         if let tcpType = candidate.tcpType { values["tcpType"] = .string(tcpType.rawValue) }
         if let relay = candidate.relayProtocol { values["relayProtocol"] = .string(relay.rawValue) }
-        return RTCStats(id: id, type: id, values: values)
+        return RTCStats(id: id, type: type, values: values)
     }
 }

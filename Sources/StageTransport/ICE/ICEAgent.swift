@@ -84,6 +84,7 @@ public final class ICEAgent: @unchecked Sendable {
                 var tcp = udp
                 tcp.transport = .tcp
                 tcp.tcpType = .active
+                tcp.address.port = 9   // RFC 6544 §4.5: an active candidate has no port to offer
                 tcp.foundation = foundation(for: "tcp-host-\(udp.address.ip)")
                 tcp.priority = ICEPriority.candidate(type: .host, localPreference: ICEPriority.tcpLocalPreference(.active, other: 8191))
                 return tcp
