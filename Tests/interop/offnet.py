@@ -161,7 +161,7 @@ def recorded_frames(ivf):
     return int(stream["nb_read_frames"])
 
 
-def _counter_samples(participant, user, field):
+def counter_samples(participant, user, field):
     """(wall time, counter) of the video status objects about `user` that carry `field`."""
     samples = []
     for status in participant.objects():
@@ -179,12 +179,29 @@ def _at(samples, t):
     raise ValueError(f"{t} outside the samples")
 
 
+def longest_decode_stall(participant, user):
+    """The longest wall-clock time between status objects (one a second) in which `user`'s
+    decoded-frame count went up: how long no new frame arrived, at 1 s resolution."""
+    samples = counter_samples(participant, user, "framesDecoded")
+    increases = [t for (t, n), (_, before) in zip(samples[1:], samples) if n > before]
+    assert len(increases) > 3, f"too few status objects with new decoded frames: {samples}"
+    return max(b - a for a, b in zip(increases, increases[1:]))
+
+
+def largest_media_gap(ivf):
+    """The largest step between consecutive frame timestamps of a recording, in seconds of media time."""
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts", "-of", "json", str(ivf)],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    pts = sorted(int(p["pts"]) for p in json.loads(out)["packets"])
+    return max((b - a) / 90000 for a, b in zip(pts, pts[1:]))
+
+
 def delivery(host, guest, user="host"):
     """Of the frames the host encoded while the guest was receiving, the share the guest decoded:
     both counters come from their status objects (one a second, same clock), compared over the
     window both cover, from the guest's first decoded frame on. Returns (decoded, encoded)."""
-    encoded = _counter_samples(host, user, "framesEncoded")
-    decoded = [s for s in _counter_samples(guest, user, "framesDecoded") if s[1] > 0]
+    encoded = counter_samples(host, user, "framesEncoded")
+    decoded = [s for s in counter_samples(guest, user, "framesDecoded") if s[1] > 0]
     assert len(encoded) >= 3 and len(decoded) >= 3, f"too few status samples: host {encoded}, guest {decoded}"
     start, end = max(decoded[0][0], encoded[0][0]), min(decoded[-1][0], encoded[-1][0])
     assert end - start >= 3, f"the host and guest status samples overlap only {end - start:.1f} s"
