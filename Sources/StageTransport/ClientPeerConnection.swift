@@ -62,7 +62,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
     public var onTimeout: (() -> Void)?
     public var receiveTimeout: TimeAmount = .seconds(3)
     /// Called once on the event loop when the server closed the connection (DTLS close_notify,
-    /// or a STUN error answering our consent check).
+    /// or a 401 answering one of our checks: the server no longer knows this connection).
     public var onClosedByServer: (() -> Void)?
     private var lastReceived = NIODeadline.now()
     private var counters = Statistics()
@@ -116,7 +116,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
             agent.onData = { [weak self] bytes in self?.receive(bytes) }
         }.get()
         try await agent.gather()
-        gathered = try await eventLoop.submit { [agent] in agent.localCandidates }.get()
+        try await eventLoop.submit { [self] in gathered = agent.localCandidates }.get()
     }
 
     /// Our offer (RFC 8829 §5.2): BUNDLE, rtcp-mux, VP8/Opus, our fingerprint, `setup:active`.
@@ -155,7 +155,12 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Our answer to a server's offer (an SFU that offers to its subscribers, like Janus):
     /// receive what it sends, `setup:active`, the offered codec's payload type. Then call
     /// `connect(answer:)` with the server's offer: it holds the server's ICE and DTLS details.
+    /// - Throws: when the offerer is a full ICE agent: it would control, and this agent only
+    ///   takes the controlling role (RFC 8445 §6.1.1), so only ICE-lite offerers are answered.
     public func answer(to offer: String) throws -> String {
+        guard (try? SessionDescription(parsing: offer))?.isICELite == true else {
+            throw NegotiationError("offer: only an ICE-lite offerer can be answered (this client is always the controlling agent)")
+        }
         let remote = try RemoteOffer(sdp: offer)
         var lines = ["v=0", "o=- \(UInt64.random(in: 1..<(1 << 62))) 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
                      "a=group:BUNDLE \(remote.sections.map(\.mid).joined(separator: " "))", "a=msid-semantic: WMS *"]
@@ -298,17 +303,19 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Protects and sends an RTCP compound packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
-        guard let srtp, let buffer = srtp.protect(packet, rtcp: true, allocator: agent.allocator) else { return false }
-        return agent.write(buffer)
+        let headroom = agent.framingHeadroom
+        guard let srtp, let buffer = srtp.protect(packet, rtcp: true, allocator: agent.allocator, headroom: headroom) else { return false }
+        return agent.write(buffer, headroom: headroom)
     }
 
     /// Protects and sends an RTP packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTP(_ packet: UnsafeRawBufferPointer, flush: Bool = true) -> Bool {
-        guard let srtp, let buffer = srtp.protect(packet, rtcp: false, allocator: agent.allocator) else { return false }
+        let headroom = agent.framingHeadroom
+        guard let srtp, let buffer = srtp.protect(packet, rtcp: false, allocator: agent.allocator, headroom: headroom) else { return false }
         counters.packetsSent += 1
-        counters.bytesSent += buffer.readableBytes
-        return agent.write(buffer, flush: flush)
+        counters.bytesSent += buffer.readableBytes - headroom
+        return agent.write(buffer, headroom: headroom, flush: flush)
     }
 
     public func flush() { agent.flush() }
@@ -323,6 +330,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
                 for datagram in dtls.shutdown() { agent.write(agent.allocator.buffer(bytes: datagram)) }
             }
             srtp = nil
+            connectedPromise?.fail(NegotiationError("connect: the connection was closed"))
         }.get()
         await agent.close()
     }

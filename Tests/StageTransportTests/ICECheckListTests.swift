@@ -60,10 +60,10 @@ import Testing
     func bestPairNominatedAtOnce() {
         var list = Self.threePairs()
         let check = Self.checks(list.tick(now: Self.t0))[0]
-        let nomination = Self.checks(list.receiveResponse(transactionID: check.transaction, success: true, mapped: nil, now: Self.t0 + .milliseconds(1)))
+        let nomination = Self.checks(list.receiveResponse(transactionID: check.transaction, success: true, now: Self.t0 + .milliseconds(1)))
         #expect(nomination.count == 1 && nomination[0].pair == check.pair && nomination[0].nominate)
         #expect(nomination[0].transaction != check.transaction, "a nomination is a new transaction")
-        let selected = list.receiveResponse(transactionID: nomination[0].transaction, success: true, mapped: nil, now: Self.t0 + .milliseconds(2))
+        let selected = list.receiveResponse(transactionID: nomination[0].transaction, success: true, now: Self.t0 + .milliseconds(2))
         #expect(selected == [.selected(pair: check.pair)])
         #expect(list.selected == check.pair)
         #expect(Self.checks(list.tick(now: Self.t0 + .milliseconds(60))).isEmpty, "completed: nothing more is checked")
@@ -76,7 +76,7 @@ import Testing
         _ = list.tick(now: Self.t0 + .milliseconds(50))                        // IPv4 UDP: no answer either
         let tcp = Self.checks(list.tick(now: Self.t0 + .milliseconds(100))).last!
         #expect(tcp.pair == list.pairs[2].id)
-        #expect(list.receiveResponse(transactionID: tcp.transaction, success: true, mapped: nil, now: Self.t0 + .milliseconds(110)).isEmpty,
+        #expect(list.receiveResponse(transactionID: tcp.transaction, success: true, now: Self.t0 + .milliseconds(110)).isEmpty,
                 "better pairs are still being checked")
         let due = Self.checks(list.tick(now: Self.t0 + .milliseconds(410)))
         #expect(due.contains { $0.pair == tcp.pair && $0.nominate }, "nominated after nominationWait")
@@ -109,10 +109,10 @@ import Testing
         var list = Self.threePairs()
         let v6 = Self.checks(list.tick(now: Self.t0))[0]
         let v4 = Self.checks(list.tick(now: Self.t0 + .milliseconds(50)))[0]
-        #expect(list.receiveResponse(transactionID: v4.transaction, success: true, mapped: nil, now: Self.t0 + .milliseconds(51)).isEmpty)
-        let nominateV6 = Self.checks(list.receiveResponse(transactionID: v6.transaction, success: true, mapped: nil, now: Self.t0 + .milliseconds(52)))[0]
+        #expect(list.receiveResponse(transactionID: v4.transaction, success: true, now: Self.t0 + .milliseconds(51)).isEmpty)
+        let nominateV6 = Self.checks(list.receiveResponse(transactionID: v6.transaction, success: true, now: Self.t0 + .milliseconds(52)))[0]
         #expect(nominateV6.pair == v6.pair && nominateV6.nominate)
-        let next = Self.checks(list.receiveResponse(transactionID: nominateV6.transaction, success: false, mapped: nil, now: Self.t0 + .milliseconds(53)))
+        let next = Self.checks(list.receiveResponse(transactionID: nominateV6.transaction, success: false, now: Self.t0 + .milliseconds(53)))
         #expect(next.count == 1 && next[0].pair == v4.pair && next[0].nominate)
     }
 
@@ -131,14 +131,14 @@ import Testing
     func restartKeepsSelection() {
         var list = Self.threePairs()
         let check = Self.checks(list.tick(now: Self.t0))[0]
-        let nomination = Self.checks(list.receiveResponse(transactionID: check.transaction, success: true, mapped: nil, now: Self.t0))[0]
-        _ = list.receiveResponse(transactionID: nomination.transaction, success: true, mapped: nil, now: Self.t0)
+        let nomination = Self.checks(list.receiveResponse(transactionID: check.transaction, success: true, now: Self.t0))[0]
+        _ = list.receiveResponse(transactionID: nomination.transaction, success: true, now: Self.t0)
         let old = list.selected
         list.restart(locals: [(Self.candidate("192.0.2.3"), 9)], remotes: [Self.candidate("203.0.113.10", 7880)])
         #expect(list.selected == old)
         let recheck = Self.checks(list.tick(now: Self.t0 + .seconds(1)))[0]
-        let renominate = Self.checks(list.receiveResponse(transactionID: recheck.transaction, success: true, mapped: nil, now: Self.t0 + .seconds(1)))[0]
-        #expect(list.receiveResponse(transactionID: renominate.transaction, success: true, mapped: nil, now: Self.t0 + .seconds(1)) == [.selected(pair: recheck.pair)])
+        let renominate = Self.checks(list.receiveResponse(transactionID: recheck.transaction, success: true, now: Self.t0 + .seconds(1)))[0]
+        #expect(list.receiveResponse(transactionID: renominate.transaction, success: true, now: Self.t0 + .seconds(1)) == [.selected(pair: recheck.pair)])
         #expect(list.pair(recheck.pair)?.base == 9)
     }
 }

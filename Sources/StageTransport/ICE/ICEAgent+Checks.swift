@@ -16,13 +16,18 @@ extension ICEAgent {
         permitRemotes()
         restartChecks()
         lastConsent = .now()
-        consentTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(900), delay: .milliseconds(1000)) { [weak self] _ in
-            self?.keepConsent()
+        consentTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(900), delay: .milliseconds(1000)) { [weak self] task in
+            guard let self else { return task.cancel() }
+            self.keepConsent()
         }
-        monitorTask = eventLoop.scheduleRepeatedTask(initialDelay: interfacePollInterval, delay: interfacePollInterval) { [weak self] _ in
-            self?.watchInterfaces()
+        monitorTask = eventLoop.scheduleRepeatedTask(initialDelay: interfacePollInterval, delay: interfacePollInterval) { [weak self] task in
+            guard let self else { return task.cancel() }
+            self.watchInterfaces()
         }
     }
+
+    /// TURN allocations still under way: their relayed candidates will join the check list.
+    var awaitingRelays: Bool { bases.values.contains { $0.isRelay && $0.pendingGathering } }
 
     /// The local candidates to pair: ready host UDP, TCP active (one base per passive remote
     /// candidate and host address, made here) and allocated relays; relays only under the
@@ -45,16 +50,16 @@ extension ICEAgent {
     private func makeTCPBases() {
         let passive = remoteCandidates.filter { $0.transport == .tcp && $0.tcpType == .passive }
         let existing = Set(bases.values.filter { $0.kind == .tcpActive && !$0.isClosed }.compactMap { base in
-            base.peer.map { "\(base.candidate.address.ip) \($0)" }
+            base.peerAddress.map { "\(base.candidate.address.ip) \($0)" }
         })
-        for ip in hostAddresses {
+        for (index, ip) in hostAddresses.enumerated() {
             for remote in passive where remote.address.ip.isIPv4 == ip.isIPv4 && remote.isLoopback == ip.isLoopback {
-                guard let peer = try? SocketAddress(remote.address), !existing.contains("\(ip) \(peer)") else { continue }
-                let preference = ICEPriority.tcpLocalPreference(.active, other: 8191 - UInt16(min(hostAddresses.firstIndex(of: ip) ?? 0, 8191)))
+                guard !existing.contains("\(ip) \(remote.address)"), let peer = try? SocketAddress(remote.address) else { continue }
                 let base = makeBase(kind: .tcpActive, candidate: ICECandidate(
                     foundation: foundation(for: "tcp-host-\(ip)"), type: .host, transport: .tcp, tcpType: .active,
-                    address: STUNAddress(ip: ip, port: 0), priority: ICEPriority.candidate(type: .host, localPreference: preference)))
+                    address: STUNAddress(ip: ip, port: 0), priority: tcpActivePriority(index: index)))
                 base.peer = peer
+                base.peerAddress = remote.address
             }
         }
     }
@@ -62,7 +67,7 @@ extension ICEAgent {
     /// (Re)forms the check list from the bases there are now and starts checking.
     func restartChecks() {
         checkList.restart(locals: checkableLocals(), remotes: remoteCandidates)
-        checkList.expectingMoreLocals = pendingGathering > 0
+        checkList.expectingMoreLocals = awaitingRelays
         runChecks()
     }
 
@@ -72,8 +77,7 @@ extension ICEAgent {
         handle(checkList.tick(now: .now))
         checkTimer?.cancel()
         if let deadline = checkList.nextDeadline {
-            let delay = max(.zero, deadline - .now)
-            checkTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) { [weak self] in
+            checkTimer = eventLoop.scheduleTask(in: TimeAmount(clamping: deadline - .now)) { [weak self] in
                 self?.runChecks()
             }
         }
@@ -87,24 +91,28 @@ extension ICEAgent {
                     handle(checkList.fail(pair: id, now: .now))
                     continue
                 }
-                // RFC 8445 §7.1.1: PRIORITY is what a peer-reflexive candidate of this base would have.
-                let priority = ICEPriority.candidate(type: .prflx, localPreference: UInt16(truncatingIfNeeded: pair.local.priority >> 8))
-                let request = bindingRequest(transaction: transaction, priority: priority, useCandidate: useCandidate)
+                let request = bindingRequest(transaction: transaction, local: pair.local, useCandidate: useCandidate)
                 if !send(request, base: base, to: pair.remote.address) { handle(checkList.fail(pair: id, now: .now)) }
             case .selected(let id):
                 select(id)
             case .failed:
                 rechecking = false
-                if route == nil { onFailed?("no candidate pair works (\(checkList.pairs.count) tried)") }
+                if route == nil {
+                    onFailed?("no candidate pair works (\(checkList.pairs.count) tried)")
+                    onFailed = nil
+                }
             }
         }
     }
 
-    /// A Binding request to the remote with our role, integrity from its password and a FINGERPRINT.
-    func bindingRequest(transaction: STUNTransactionID, priority: UInt32?, useCandidate: Bool) -> [UInt8] {
+    /// A Binding request to the remote (RFC 8445 §7.1.1): USERNAME, PRIORITY of a peer-reflexive
+    /// candidate of this base, our role, USE-CANDIDATE when nominating, MESSAGE-INTEGRITY with
+    /// the remote's password, FINGERPRINT. Consent checks are the same without USE-CANDIDATE
+    /// (RFC 7675 §5.1), so a full remote that has not seen the address learns it as prflx.
+    func bindingRequest(transaction: STUNTransactionID, local: ICECandidate, useCandidate: Bool) -> [UInt8] {
         var builder = STUNMessageBuilder(type: .bindingRequest, transactionID: transaction)
         try? builder.appendUsername("\(remoteUfrag):\(credentials.ufrag)")
-        if let priority { builder.appendPriority(priority) }
+        builder.appendPriority(ICEPriority.candidate(type: .prflx, localPreference: UInt16(truncatingIfNeeded: local.priority >> 8)))
         builder.appendICEControlling(tieBreaker: tieBreaker)
         if useCandidate { builder.appendUseCandidate() }
         return builder.finish(integrityKey: STUNMessage.shortTermKey(password: remotePassword), hmacSHA1: MediaEngine.hmacSHA1)
@@ -118,24 +126,21 @@ extension ICEAgent {
         rechecking = false
         lastConsent = .now()
         lastHeard = .now()
-        closeUnusedTCPBases()
-        if let route { onSelected?(statistics(of: route)) }
+        // TCP connections of pairs that lost, and relays a newer allocation replaced, are closed
+        // so neither the server nor the TURN server keeps them.
+        for other in Array(bases.values) where other !== base && (other.kind == .tcpActive || other.retired) { discard(other) }
+        onSelected?(ICEPairStatistics(local: local, remote: pair.remote, roundTrip: pair.roundTrip))
     }
 
-    /// TCP connections of pairs that lost: closed, so the server does not keep them.
-    private func closeUnusedTCPBases() {
-        for base in bases.values where base.kind == .tcpActive && base !== route?.base {
-            base.isClosed = true
-            base.channel?.close(promise: nil)
-            bases[base.id] = nil
-        }
-    }
-
-    /// A base's socket or connection is gone: its pairs fail; if media used it, check again.
+    /// A base's socket, connection or allocation is gone: its pairs fail; if media used it, check again.
     func baseFailed(_ base: ICEBase) {
-        base.isClosed = true
+        let carriedMedia = route?.base === base
+        discard(base)
         for pair in checkList.pairs where pair.base == base.id { handle(checkList.fail(pair: pair.id, now: .now)) }
-        if route?.base === base { recheck() }
+        if carriedMedia {
+            if base.isRelay { regatherRelays() }
+            recheck()
+        }
     }
 
     // MARK: STUN in
@@ -151,10 +156,11 @@ extension ICEAgent {
         case .bindingRequest:
             answerCheck(message, from: source, base: base)
         case .bindingSuccess, .bindingError:
-            if let gatheringBase = gatherTransactions.removeValue(forKey: message.transactionID) {
-                serverReflexiveFound(message, base: gatheringBase)
+            if gatherTransactions[message.transactionID] == base.id {
+                gatherTransactions[message.transactionID] = nil
+                serverReflexiveFound(message, from: source, base: base.id)
             } else {
-                receiveResponse(message, base: base)
+                receiveResponse(message, from: source, base: base)
             }
         default:
             return
@@ -175,23 +181,33 @@ extension ICEAgent {
                                                localPassword: credentials.password, hmacSHA1: MediaEngine.hmacSHA1), base: base, to: source)
     }
 
-    private func receiveResponse(_ message: STUNMessage, base: ICEBase) {
+    /// An answer to a check or a consent request of ours: it counts only for a transaction in
+    /// flight, from the address and on the base the request went to (RFC 8445 §7.2.5.2.1), and a
+    /// success only with the remote's MESSAGE-INTEGRITY. A 401 says the remote forgot us (it
+    /// cannot carry integrity, hence the transaction and address checks); other errors (400,
+    /// 487 role conflict: the remote wants to control too) fail the pair.
+    private func receiveResponse(_ message: STUNMessage, from source: STUNAddress, base: ICEBase) {
         let success = message.type == .bindingSuccess
         if success, !message.verifyIntegrity(key: STUNMessage.shortTermKey(password: remotePassword), hmacSHA1: MediaEngine.hmacSHA1) { return }
-        if !success {
-            // RFC 8489 §9.1.3: 401 — the remote has no such credentials (its session ended).
-            if (try? message.errorCode)??.code == 401 { onRemoteForgot?() }
-        }
-        if let sent = consentInFlight.removeValue(forKey: message.transactionID) {
-            guard success, let route else { return }
+        let forgotten = !success && (try? message.errorCode)??.code == 401
+        if let consent = consentInFlight[message.transactionID] {
+            guard let route, consent.pair == route.pair, route.base === base, source == route.remote.address else { return }
+            consentInFlight[message.transactionID] = nil
+            if forgotten {
+                onRemoteForgot?()
+                return
+            }
+            guard success else { return }
             lastConsent = .now()
             lastHeard = .now()
-            let roundTrip = NIODeadline.now() - sent
+            let roundTrip = NIODeadline.now() - consent.sent
             checkList.updateRoundTrip(pair: route.pair, .nanoseconds(roundTrip.nanoseconds))
             return
         }
+        guard let pair = checkList.pair(forTransaction: message.transactionID), pair.base == base.id, source == pair.remote.address else { return }
         if route?.base === base, success { lastHeard = .now() }
-        handle(checkList.receiveResponse(transactionID: message.transactionID, success: success, mapped: (try? message.xorMappedAddress) ?? nil, now: .now))
+        if forgotten { onRemoteForgot?() }
+        handle(checkList.receiveResponse(transactionID: message.transactionID, success: success, now: .now))
         runChecks()
     }
 
@@ -201,10 +217,10 @@ extension ICEAgent {
     /// every path is checked again.
     private func keepConsent() {
         guard let route, !closed else { return }
-        consentInFlight = consentInFlight.filter { NIODeadline.now() - $0.value < .seconds(10) }
+        consentInFlight = consentInFlight.filter { NIODeadline.now() - $0.value.sent < .seconds(10) }
         let transaction = STUNTransactionID.random()
-        consentInFlight[transaction] = .now()
-        send(bindingRequest(transaction: transaction, priority: nil, useCandidate: false), base: route.base, to: route.remote.address)
+        consentInFlight[transaction] = (route.pair, .now())
+        send(bindingRequest(transaction: transaction, local: route.local, useCandidate: false), base: route.base, to: route.remote.address)
         if NIODeadline.now() - lastConsent > recheckAfter, !rechecking { recheck() }
     }
 
@@ -213,48 +229,42 @@ extension ICEAgent {
         guard configuration.localAddresses == nil, !closed else { return }
         let now = ICELocalInterfaces.usableAddresses()
         guard now != hostAddresses else { return }
-        let routeAddress = route.map(\.base.candidate.address.ip)
         hostAddresses = now
-        if let routeAddress, route?.base.kind != .relay(.udp), route?.base.kind != .relay(.tcp), !now.contains(routeAddress) {
+        guard let route else { return recheck() }
+        let routeAddress = route.base.isRelay ? nil : route.base.candidate.address.ip
+        if let routeAddress, !now.contains(routeAddress) {
             recheck()
-        } else if route == nil || rechecking {
+        } else if route.base.isRelay {
+            // The relay's 5-tuple to the TURN server may have changed with the local address.
+            regatherRelays()
             recheck()
         }
     }
 
-    /// Checks every path again with what exists now (new host sockets for new addresses, old
-    /// ones closed, relays allocated again when their path changed), keeping the current route
-    /// until a new pair is selected: the remote moves its side on our nominated check, so media
-    /// resumes without a new offer (the existing renegotiation stays the fallback).
+    /// Checks every path again with what exists now (host sockets for new addresses, the
+    /// sockets of vanished ones closed), keeping the current route until a new pair is
+    /// selected: the remote moves its side on our nominated check, so media resumes without a
+    /// new offer (the existing renegotiation stays the fallback). One at a time: a newer call
+    /// supersedes an older one still binding sockets.
     func recheck() {
         guard started, !closed else { return }
         rechecking = true
+        recheckGeneration += 1
+        let generation = recheckGeneration
         let current = configuration.localAddresses ?? ICELocalInterfaces.usableAddresses()
         hostAddresses = current
-        for base in bases.values where base.kind == .udp || base.kind == .tcpActive {
-            if !current.contains(base.candidate.address.ip) || base.isClosed {
-                base.isClosed = true
-                base.channel?.close(promise: nil)
-                bases[base.id] = nil
-            }
+        for base in Array(bases.values) where (base.kind == .udp || base.kind == .tcpActive) && !current.contains(base.candidate.address.ip) {
+            if route?.base !== base { discard(base) }
         }
-        let known = Set(bases.values.filter { $0.kind == .udp }.map(\.candidate.address.ip))
-        let missing = current.filter { !known.contains($0) }
-        let relayBroken = route.map { if case .relay = $0.base.kind { true } else { false } } ?? false
+        let known = Set(bases.values.filter { $0.kind == .udp && !$0.isClosed }.map(\.candidate.address.ip))
+        let missing = configuration.transportPolicy == .all ? current.filter { !known.contains($0) } : []
         Task { [self] in
             for ip in missing { _ = try? await openHostSocket(on: ip) }
             eventLoop.execute { [self] in
-                if relayBroken { regatherRelays() }
+                guard !closed, generation == recheckGeneration else { return }
                 restartChecks()
             }
         }
-    }
-
-    // MARK: Statistics
-
-    func statistics(of route: Route) -> ICEPairStatistics {
-        ICEPairStatistics(local: route.local, remote: route.remote, roundTrip: checkList.pair(route.pair)?.roundTrip,
-                          nominated: true)
     }
 }
 
@@ -265,16 +275,8 @@ public struct ICEPairStatistics: Sendable, Hashable {
     public var remote: ICECandidate
     /// Of the latest check or consent answer on the pair.
     public var roundTrip: Duration?
-    public var nominated: Bool
 
     public var roundTripSeconds: Double? {
         roundTrip.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-    }
-
-    /// `host udp → host udp`-style one-liner for logs and the CLI.
-    public var summary: String {
-        var text = "\(local.type.rawValue)/\(local.transport.rawValue)"
-        if let relay = local.relayProtocol { text += " via TURN/\(relay.rawValue)" }
-        return text + " \(local.address) → \(remote.type.rawValue)/\(remote.transport.rawValue) \(remote.address)"
     }
 }

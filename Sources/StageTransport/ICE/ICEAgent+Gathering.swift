@@ -10,13 +10,12 @@ extension ICEAgent {
     public func gather() async throws {
         let addresses = configuration.localAddresses ?? ICELocalInterfaces.usableAddresses()
         try await eventLoop.submit { [self] in hostAddresses = addresses }.get()
-        var opened = 0
-        var lastError: (any Error)?
         if configuration.transportPolicy == .all {
+            var opened = 0
+            var lastError: (any Error)?
             for ip in addresses {
                 do {
-                    _ = try await openHostSocket(on: ip)
-                    opened += 1
+                    if try await openHostSocket(on: ip) != nil { opened += 1 }
                 } catch {
                     lastError = error
                 }
@@ -29,6 +28,10 @@ extension ICEAgent {
         let resolved = await resolve(configuration.servers)
         let done = try await eventLoop.submit { [self] () -> EventLoopFuture<Void> in
             let promise = eventLoop.makePromise(of: Void.self)
+            guard !closed else {
+                promise.succeed()
+                return promise.futureResult
+            }
             gatheringDone = promise
             for (server, address) in resolved {
                 switch server.url.scheme {
@@ -37,17 +40,14 @@ extension ICEAgent {
                 }
             }
             if pendingGathering == 0 { promise.succeed() }
-            let timeout = configuration.gatheringTimeout
-            eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) {
-                promise.succeed()
-            }
+            eventLoop.scheduleTask(in: TimeAmount(clamping: configuration.gatheringTimeout)) { promise.succeed() }
             return promise.futureResult
         }.get()
         try await done.get()
     }
 
     /// Server addresses by name lookup (off the event loop: getaddrinfo blocks).
-    private func resolve(_ servers: [ICEConfiguration.Server]) async -> [(ICEConfiguration.Server, SocketAddress)] {
+    func resolve(_ servers: [ICEConfiguration.Server]) async -> [(ICEConfiguration.Server, SocketAddress)] {
         var resolved: [(ICEConfiguration.Server, SocketAddress)] = []
         for server in servers {
             let host = server.url.host, port = Int(server.url.port)
@@ -57,13 +57,19 @@ extension ICEAgent {
         return resolved
     }
 
-    func gatheringStepFinished() {
-        pendingGathering = max(0, pendingGathering - 1)
-        if pendingGathering == 0 {
-            gatheringDone?.succeed()
-            checkList.expectingMoreLocals = false
-            if started { runChecks() }
-        }
+    /// STUN answers and TURN allocations still awaited.
+    var pendingGathering: Int {
+        bases.values.filter(\.pendingGathering).count + gatherTransactions.count
+    }
+
+    /// One awaited answer came (or will not come): when none is left, gathering is complete
+    /// and, if checks run, running out of pairs becomes a failure again.
+    func finishGathering(_ base: ICEBase? = nil) {
+        base?.pendingGathering = false
+        guard pendingGathering == 0 else { return }
+        gatheringDone?.succeed()
+        checkList.expectingMoreLocals = false
+        if started { runChecks() }
     }
 
     // MARK: Server reflexive
@@ -75,27 +81,27 @@ extension ICEAgent {
         for base in bases.values where base.kind == .udp && !base.candidate.isLoopback && base.candidate.address.ip.isIPv4 == serverAddress.ip.isIPv4 {
             let transaction = STUNTransactionID.random()
             gatherTransactions[transaction] = base.id
-            pendingGathering += 1
             let request = STUNMessageBuilder(type: .bindingRequest, transactionID: transaction).finish(fingerprint: true)
             for delay in [0, 250, 750] {
                 eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { [weak self] in
-                    guard let self, self.gatherTransactions[transaction] != nil else { return }
+                    guard let self, self.gatherTransactions[transaction] != nil, !base.isClosed else { return }
                     self.send(request, base: base, to: serverAddress)
                 }
             }
             eventLoop.scheduleTask(in: .milliseconds(1500)) { [weak self] in
                 guard let self, self.gatherTransactions.removeValue(forKey: transaction) != nil else { return }
-                self.gatheringStepFinished()
+                self.finishGathering()
             }
         }
     }
 
-    func serverReflexiveFound(_ message: STUNMessage, base id: Int) {
-        defer { gatheringStepFinished() }
+    /// The STUN server's answer (RFC 8489 §14.2): our address as it saw it, if it differs from the base's.
+    func serverReflexiveFound(_ message: STUNMessage, from source: STUNAddress, base id: Int) {
+        defer { finishGathering() }
         guard message.type == .bindingSuccess, let mapped = (try? message.xorMappedAddress) ?? nil, let base = bases[id],
               mapped != base.candidate.address, !serverReflexive.contains(where: { $0.address == mapped }) else { return }
         let preference = UInt16(truncatingIfNeeded: base.candidate.priority >> 8)
-        serverReflexive.append(ICECandidate(foundation: foundation(for: "srflx-\(base.candidate.address.ip)"), type: .srflx, transport: .udp,
+        serverReflexive.append(ICECandidate(foundation: foundation(for: "srflx-\(base.candidate.address.ip)-\(source)"), type: .srflx, transport: .udp,
                                             address: mapped, priority: ICEPriority.candidate(type: .srflx, localPreference: preference),
                                             relatedAddress: base.candidate.address))
     }
@@ -103,17 +109,20 @@ extension ICEAgent {
     // MARK: Relayed
 
     /// An allocation on the TURN server, over UDP (a socket of its own) or TCP (a connection).
-    private func allocateRelay(_ server: ICEConfiguration.Server, at address: SocketAddress) {
-        guard let username = server.username, let password = server.credential, let serverAddress = STUNAddress(address) else { return }
+    func allocateRelay(_ server: ICEConfiguration.Server, at address: SocketAddress) {
+        guard !closed, let username = server.username, let password = server.credential, let serverAddress = STUNAddress(address) else { return }
         let transport: ICETransportProtocol = server.url.transport == .tcp ? .tcp : .udp
+        // Relays through UDP rank above those through TCP (RFC 8445 §5.1.2.1 leaves the order to us).
+        let preference: UInt16 = transport == .udp ? 65535 : 65279
         let base = makeBase(kind: .relay(transport), candidate: ICECandidate(
             foundation: foundation(for: "relay-\(server.url)"), type: .relay, transport: .udp,
             address: STUNAddress(ip: serverAddress.ip.isIPv4 ? .v4(0) : .v6(high: 0, low: 0), port: 0),
-            priority: ICEPriority.candidate(type: .relay, localPreference: 65535), relayProtocol: transport))
+            priority: ICEPriority.candidate(type: .relay, localPreference: preference), relayProtocol: transport))
         base.peer = address
+        base.peerAddress = serverAddress
+        base.pendingGathering = true
         base.allocation = TURNAllocation(configuration: .init(username: username, password: password, transport: transport == .tcp ? .tcp : .udp,
                                                               requestedAddressFamily: serverAddress.ip.isIPv4 ? nil : .ipv6))
-        pendingGathering += 1
         let started: EventLoopFuture<any Channel>
         if transport == .udp {
             started = DatagramBootstrap(group: eventLoop)
@@ -133,88 +142,84 @@ extension ICEAgent {
         started.whenComplete { [self] result in
             switch result {
             case .success(let channel):
-                guard !closed, bases[base.id] === base else { channel.close(promise: nil); return }
+                guard !closed, !base.isClosed, bases[base.id] === base else {
+                    channel.close(promise: nil)
+                    return discard(base)
+                }
                 base.channel = channel
                 handleTURN(base.allocation?.start(now: .now) ?? [], base: base)
             case .failure:
-                bases[base.id] = nil
-                gatheringStepFinished()
+                discard(base)
             }
         }
     }
 
-    /// Allocations again (after the local path changed under them): old ones are deleted.
+    /// New allocations beside the old ones (after the local path changed under them); the old
+    /// ones stay usable until a pair on another base is selected, then they are deleted.
     func regatherRelays() {
         let servers = configuration.servers.filter { $0.url.scheme == .turn }
-        for base in bases.values {
-            guard case .relay = base.kind else { continue }
-            if case .allocated = base.allocation?.state {
-                for case .send(let bytes) in base.allocation?.close(now: .now) ?? [] { writeToServer(bytes, base: base) }
-            }
-            base.turnTimer?.cancel()
-            base.isClosed = true
-            let channel = base.channel
-            eventLoop.scheduleTask(in: .milliseconds(200)) { channel?.close(promise: nil) }
-            bases[base.id] = nil
-        }
+        guard !servers.isEmpty else { return }
+        for base in bases.values where base.isRelay { base.retired = true }
+        let generation = recheckGeneration
         Task { [self] in
             let resolved = await resolve(servers)
             eventLoop.execute { [self] in
+                guard !closed, generation == recheckGeneration else { return }
                 for (server, address) in resolved { allocateRelay(server, at: address) }
                 checkList.expectingMoreLocals = pendingGathering > 0
             }
         }
     }
 
-    /// CreatePermission and ChannelBind for every remote UDP candidate, on every allocation.
+    /// CreatePermission and ChannelBind for every remote UDP candidate of the family, on every allocation.
     func permitRemotes() {
-        for base in bases.values where base.allocation != nil {
-            for remote in remoteCandidates where remote.transport == .udp && remote.address.ip.isIPv4 == base.candidate.address.ip.isIPv4 {
-                if let events = try? base.allocation?.permit(remote.address, now: .now) { handleTURN(events, base: base) }
-            }
+        for base in bases.values where base.allocation != nil { permitRemotes(on: base) }
+    }
+
+    private func permitRemotes(on base: ICEBase) {
+        for remote in remoteCandidates where remote.transport == .udp && remote.address.ip.isIPv4 == base.candidate.address.ip.isIPv4 {
+            if let events = try? base.allocation?.permit(remote.address, now: .now) { handleTURN(events, base: base) }
         }
     }
 
     /// What a TURN allocation asks for or tells.
     func handleTURN(_ events: [TURNAllocation.Event], base: ICEBase) {
+        var timersChanged = false
         for event in events {
             switch event {
+            case .data(let peer, var payload):
+                payload.withUnsafeMutableBytes { receive($0, from: peer, base: base) }
+                continue   // the media path: no timer work per packet
             case .send(let bytes):
                 writeToServer(bytes, base: base)
             case .allocated(let relayed, let mapped, _):
                 base.candidate.address = relayed
                 base.candidate.relatedAddress = mapped
-                if let mapped, !serverReflexive.contains(where: { $0.address == mapped }), let server = base.peer.flatMap({ STUNAddress($0) }),
-                   base.kind == .relay(.udp) {
-                    serverReflexive.append(ICECandidate(foundation: foundation(for: "srflx-turn-\(server)"), type: .srflx, transport: .udp,
-                                                        address: mapped, priority: ICEPriority.candidate(type: .srflx, localPreference: 65535)))
+                if let mapped, base.kind == .relay(.udp), !serverReflexive.contains(where: { $0.address == mapped }) {
+                    serverReflexive.append(ICECandidate(foundation: foundation(for: "srflx-turn-\(base.candidate.foundation)"), type: .srflx,
+                                                        transport: .udp, address: mapped,
+                                                        priority: ICEPriority.candidate(type: .srflx, localPreference: 65535)))
                 }
                 if started {
-                    permitRemotes()
+                    permitRemotes(on: base)
                     checkList.add(local: base.candidate, base: base.id, remotes: remoteCandidates)
                 }
-                gatheringStepFinished()
-            case .data(let peer, var payload):
-                payload.withUnsafeMutableBytes { receive($0, from: peer, base: base) }
+                finishGathering(base)
             case .failed:
-                let wasPending = base.candidate.address.port == 0
-                base.turnTimer?.cancel()
                 baseFailed(base)
-                bases[base.id] = nil
-                base.channel?.close(promise: nil)
-                if wasPending { gatheringStepFinished() }
+                return
             case .refreshed, .permissionCreated, .channelBound, .permissionFailed, .channelBindFailed, .closed:
                 break
             }
+            timersChanged = true
         }
-        scheduleTURNTimer(base)
+        if timersChanged { scheduleTURNTimer(base) }
     }
 
     private func scheduleTURNTimer(_ base: ICEBase) {
         base.turnTimer?.cancel()
         guard !base.isClosed, let deadline = base.allocation?.nextTimeout else { return }
-        let delay = max(.zero, deadline - .now)
-        base.turnTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) { [weak self] in
+        base.turnTimer = eventLoop.scheduleTask(in: TimeAmount(clamping: deadline - .now)) { [weak self] in
             guard let self, !base.isClosed else { return }
             self.handleTURN(base.allocation?.tick(now: .now) ?? [], base: base)
         }

@@ -4,29 +4,41 @@ import StageWire
 
 /// Sockets, connections and the bytes on them.
 extension ICEAgent {
-    /// Binds a UDP socket on `ip` (port chosen by the kernel) as a host base.
-    func openHostSocket(on ip: IPAddress) async throws -> ICEBase {
-        let base = try await eventLoop.submit { [self] in
-            makeBase(kind: .udp, candidate: ICECandidate(
+    /// Binds a UDP socket on `ip` (port chosen by the kernel) as a host base; nil when the agent
+    /// closed meanwhile or the address is being bound by another call.
+    func openHostSocket(on ip: IPAddress) async throws -> ICEBase? {
+        let base = try await eventLoop.submit { [self] () -> ICEBase? in
+            guard !closed, opening.insert(ip).inserted else { return nil }
+            return makeBase(kind: .udp, candidate: ICECandidate(
                 foundation: foundation(for: "host-udp-\(ip)"), type: .host, transport: .udp, address: STUNAddress(ip: ip, port: 0),
                 priority: ICEPriority.candidate(type: .host, localPreference: ICELocalInterfaces.localPreference(of: ip, among: hostAddresses))))
         }.get()
+        guard let base else { return nil }
+        let channel: any Channel
         do {
-            let channel = try await DatagramBootstrap(group: eventLoop)
+            channel = try await DatagramBootstrap(group: eventLoop)
                 .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
                 .channelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ICEDatagramHandler(agent: self, base: base.id)) }
                 }
                 .bind(host: ip.description, port: 0).get()
-            try await eventLoop.submit {
-                base.channel = channel
-                base.candidate.address.port = UInt16(channel.localAddress?.port ?? 0)
-            }.get()
         } catch {
-            _ = try? await eventLoop.submit { [self] in bases[base.id] = nil }.get()
+            _ = try? await eventLoop.submit { [self] in
+                opening.remove(ip)
+                discard(base)
+            }.get()
             throw error
         }
-        return base
+        return try await eventLoop.submit { [self] () -> ICEBase? in
+            opening.remove(ip)
+            guard !closed, !base.isClosed else {
+                channel.close(promise: nil)
+                return nil
+            }
+            base.channel = channel
+            base.candidate.address.port = UInt16(channel.localAddress?.port ?? 0)
+            return base
+        }.get()
     }
 
     /// Connects a TCP base to its passive remote candidate, from its host address (RFC 6544 §7.1).
@@ -46,7 +58,7 @@ extension ICEAgent {
                 base.connecting = false
                 switch result {
                 case .success(let channel):
-                    guard !closed, bases[base.id] === base else { channel.close(promise: nil); return }
+                    guard !closed, !base.isClosed, bases[base.id] === base else { channel.close(promise: nil); return }
                     base.channel = channel
                     base.candidate.address.port = UInt16(channel.localAddress?.port ?? 0)
                     for buffer in base.queued { channel.write(buffer, promise: nil) }
@@ -96,27 +108,46 @@ extension ICEAgent {
 
     // MARK: Media on the route
 
-    /// The allocator of the route's channel (for buffers handed to ``write(_:flush:)``).
+    /// The allocator for buffers handed to ``write(_:headroom:flush:)``.
     public var allocator: ByteBufferAllocator { route?.base.channel?.allocator ?? ByteBufferAllocator() }
 
-    /// Sends a packet (DTLS, SRTP) over the selected pair; false when none is selected yet.
+    /// Bytes to leave free before a packet for ``write(_:headroom:flush:)``: the RFC 4571
+    /// length on an ICE-TCP route, so the packet is allocated once; 0 otherwise.
+    public var framingHeadroom: Int { route?.base.kind == .tcpActive ? RFC4571Framer.prefixLength : 0 }
+
+    /// Sends a packet (DTLS, SRTP) over the selected pair; false when none is selected yet, or
+    /// when an ICE-TCP route is backed up (the packet is dropped rather than queued without end).
+    /// - Parameter headroom: bytes before the packet in `buffer` (``framingHeadroom`` when the
+    ///   caller left it, else 0).
     @discardableResult
-    public func write(_ buffer: ByteBuffer, flush: Bool = true) -> Bool {
+    public func write(_ buffer: ByteBuffer, headroom: Int = 0, flush: Bool = true) -> Bool {
         guard let route, let channel = route.base.channel else { return false }
+        var buffer = buffer
         switch route.base.kind {
         case .udp:
+            buffer.moveReaderIndex(forwardBy: headroom)
             channel.write(AddressedEnvelope(remoteAddress: route.destination, data: buffer), promise: nil)
-            if flush { channel.flush() }
         case .tcpActive:
-            var prefix = channel.allocator.buffer(capacity: 2)
-            prefix.writeInteger(UInt16(truncatingIfNeeded: buffer.readableBytes))
-            channel.write(prefix, promise: nil)
+            guard channel.isWritable else { return false }
+            let length = buffer.readableBytes - headroom
+            guard let prefix = UInt16(exactly: length) else { return false }
+            if headroom == RFC4571Framer.prefixLength {
+                buffer.setInteger(prefix, at: buffer.readerIndex)
+            } else {
+                buffer.moveReaderIndex(forwardBy: headroom)
+                var framed = channel.allocator.buffer(capacity: RFC4571Framer.prefixLength + length)
+                framed.writeInteger(prefix)
+                framed.writeBuffer(&buffer)
+                buffer = framed
+            }
             channel.write(buffer, promise: nil)
-            if flush { channel.flush() }
         case .relay:
+            buffer.moveReaderIndex(forwardBy: headroom)
             guard let wrapped = try? route.base.allocation?.wrap(Array(buffer.readableBytesView), to: route.remote.address) else { return false }
             writeToServer(wrapped, base: route.base)
+            return true
         }
+        if flush { channel.flush() }
         return true
     }
 
@@ -127,10 +158,10 @@ extension ICEAgent {
 
     func receiveDatagram(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress, base id: Int) {
         guard let base = bases[id], bytes.count > 0 else { return }
-        if case .relay = base.kind {
-            // From the TURN server: responses, Data indications, ChannelData.
-            handleTURN(base.allocation?.receive(Array(bytes), now: .now) ?? [], base: base)
-            return
+        if base.isRelay {
+            // Only the TURN server speaks on a relay socket: responses, Data indications, ChannelData.
+            guard source == base.peer else { return }
+            return handleTURN(base.allocation?.receive(Array(bytes), now: .now) ?? [], base: base)
         }
         guard Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) == .stun else {
             return receiveData(bytes, base: base)   // the media path: no address conversion per packet
@@ -139,27 +170,25 @@ extension ICEAgent {
         receive(bytes, from: stunSource, base: base)
     }
 
-    func receiveStream(_ bytes: [UInt8], base id: Int) {
+    func receiveStream(_ bytes: UnsafeRawBufferPointer, base id: Int) {
         guard let base = bases[id] else { return }
-        if case .relay = base.kind {
-            handleTURN(base.allocation?.receive(bytes, now: .now) ?? [], base: base)
-            return
+        if base.isRelay {
+            return handleTURN(base.allocation?.receive(Array(bytes), now: .now) ?? [], base: base)
         }
+        guard let remote = base.peerAddress else { return }
         do {
             try base.framer.append(bytes)
             while var frame = try base.framer.nextFrame() {
-                let remote = base.peer.flatMap { STUNAddress($0) } ?? STUNAddress(ip: .v4(0), port: 0)
                 frame.withUnsafeMutableBytes { receive($0, from: remote, base: base) }
             }
         } catch {
-            base.channel?.close(promise: nil)
+            base.channel?.close(promise: nil)   // the stream lost its framing: channelInactive follows
         }
     }
 
     func streamClosed(base id: Int) {
         guard let base = bases[id] else { return }
         base.channel = nil
-        if case .relay = base.kind { base.allocation = nil }
         baseFailed(base)
     }
 }

@@ -9,8 +9,9 @@ import StageWire
 /// the best that works, keeps consent (RFC 7675), and when the path dies or the local addresses
 /// change it checks again from what is there now and moves the media without a new offer.
 ///
-/// Against an ICE-lite server (ours) the remote never checks us; against a full agent we also
-/// answer its checks. Everything runs on `eventLoop`: call the non-async methods there.
+/// The remote is expected to be the controlled side: an ICE-lite server (ours, Janus with
+/// `ice_lite`), which never checks us, or a full agent that answered our offer (we answer its
+/// checks). Everything runs on `eventLoop`: call the non-async methods there.
 public final class ICEAgent: @unchecked Sendable {
     public let eventLoop: any EventLoop
     /// Change only before ``gather()``.
@@ -21,6 +22,8 @@ public final class ICEAgent: @unchecked Sendable {
     var bases: [Int: ICEBase] = [:]
     var nextBaseID = 1
     var hostAddresses: [IPAddress] = []
+    /// Host addresses whose socket is being bound now (so two rechecks never bind one twice).
+    var opening: Set<IPAddress> = []
     var serverReflexive: [ICECandidate] = []
     var remoteUfrag = ""
     var remotePassword = ""
@@ -31,27 +34,30 @@ public final class ICEAgent: @unchecked Sendable {
     var route: Route?
     var started = false
     var closed = false
-    var pendingGathering = 0
     var gatheringDone: EventLoopPromise<Void>?
     /// STUN Binding requests to STUN servers: transaction → base.
     var gatherTransactions: [STUNTransactionID: Int] = [:]
-    /// Consent checks in flight on the route: transaction → when it left.
-    var consentInFlight: [STUNTransactionID: NIODeadline] = [:]
+    /// Consent checks in flight: transaction → the pair it was sent on and when.
+    var consentInFlight: [STUNTransactionID: (pair: Int, sent: NIODeadline)] = [:]
     var consentTask: RepeatedTask?
     var monitorTask: RepeatedTask?
     var lastConsent = NIODeadline.now()
+    /// Bumped by each recheck; a recheck's late completion with an older number is dropped.
+    var recheckGeneration = 0
     var rechecking = false
     var foundations: [String: String] = [:]
 
     /// When anything last arrived on the route (media or a consent answer).
     public internal(set) var lastHeard = NIODeadline.now()
-    /// Decrypted-later data (DTLS, SRTP, SRTCP) from the remote, on any path.
+    /// Data (DTLS, SRTP, SRTCP) from the remote, on any path.
     public var onData: ((UnsafeMutableRawBufferPointer) -> Void)?
     /// A pair was selected, first or instead of another: media goes over it from now on.
     public var onSelected: ((ICEPairStatistics) -> Void)?
-    /// No pair works (called once, before any was selected).
+    /// No pair works and none was ever selected (called at most once).
     public var onFailed: ((String) -> Void)?
-    /// The remote answered a check with an error: it does not know these credentials any more.
+    /// The remote answered one of our checks with 401: it does not know these credentials any
+    /// more (its session ended). Only answers to our own transactions, from the address they
+    /// went to, count.
     public var onRemoteForgot: (() -> Void)?
     /// How long consent may go unanswered before the agent checks every path again (the path
     /// is probably gone; RFC 7675 allows 30 s before giving up, media cannot wait that long).
@@ -73,30 +79,41 @@ public final class ICEAgent: @unchecked Sendable {
         self.credentials = credentials
     }
 
-    /// The candidates to offer (RFC 8839 §5.1): host UDP (loopback only when nothing else
-    /// exists), TCP active per host address, server-reflexive and relayed.
-    public var localCandidates: [ICECandidate] {
-        let all = bases.values.sorted { $0.id < $1.id }.map(\.candidate).filter { $0.type != .relay || $0.address.port != 0 }
-        let reachable = all.filter { !$0.isLoopback }
-        var offered = (reachable.isEmpty ? all : reachable) + serverReflexive
-        if configuration.tcpCandidates, configuration.transportPolicy == .all {
-            offered += offered.filter { $0.type == .host && $0.transport == .udp }.map { udp in
-                var tcp = udp
-                tcp.transport = .tcp
-                tcp.tcpType = .active
-                tcp.address.port = 9   // RFC 6544 §4.5: an active candidate has no port to offer
-                tcp.foundation = foundation(for: "tcp-host-\(udp.address.ip)")
-                tcp.priority = ICEPriority.candidate(type: .host, localPreference: ICEPriority.tcpLocalPreference(.active, other: 8191))
-                return tcp
-            }
-        }
-        return offered
+    deinit {
+        consentTask?.cancel()
+        monitorTask?.cancel()
+        checkTimer?.cancel()
     }
 
-    /// The address media leaves from (the selected pair's local candidate), as text.
+    /// The candidates to offer (RFC 8839 §5.1): host UDP (loopback only when nothing else
+    /// exists) with a TCP active candidate per host address, server-reflexive and relayed; only
+    /// relayed ones under the `relay` policy (the others would reveal the addresses it hides).
+    public var localCandidates: [ICECandidate] {
+        let relayed = bases.values.sorted { $0.id < $1.id }.compactMap { $0.isRelay && $0.candidate.address.port != 0 ? $0.candidate : nil }
+        guard configuration.transportPolicy == .all else { return relayed }
+        let hosts = bases.values.sorted { $0.id < $1.id }.compactMap { $0.kind == .udp ? $0.candidate : nil }
+        let reachable = hosts.filter { !$0.isLoopback }
+        let offeredHosts = reachable.isEmpty ? hosts : reachable
+        var tcp: [ICECandidate] = []
+        if configuration.tcpCandidates {
+            tcp = offeredHosts.enumerated().map { index, udp in
+                ICECandidate(foundation: foundation(for: "tcp-host-\(udp.address.ip)"), type: .host, transport: .tcp, tcpType: .active,
+                             address: STUNAddress(ip: udp.address.ip, port: 9),   // RFC 6544 §4.5: no port to offer
+                             priority: tcpActivePriority(index: index))
+            }
+        }
+        return offeredHosts + serverReflexive + relayed + tcp
+    }
+
+    /// RFC 6544 §4.2: active direction, then host address order.
+    func tcpActivePriority(index: Int) -> UInt32 {
+        ICEPriority.candidate(type: .host, localPreference: ICEPriority.tcpLocalPreference(.active, other: 8191 - UInt16(min(index, 8191))))
+    }
+
+    /// The selected pair: its candidates and latest round trip.
     public var selectedPair: ICEPairStatistics? {
         guard let route else { return nil }
-        return statistics(of: route)
+        return ICEPairStatistics(local: route.local, remote: route.remote, roundTrip: checkList.pair(route.pair)?.roundTrip)
     }
 
     /// The local address media leaves from: the selected pair's base (or the first host socket).
@@ -131,24 +148,38 @@ public final class ICEAgent: @unchecked Sendable {
         return base
     }
 
+    /// Forgets a base and closes its socket or connection (a TURN allocation is deleted first).
+    func discard(_ base: ICEBase) {
+        base.isClosed = true
+        base.turnTimer?.cancel()
+        if case .allocated = base.allocation?.state {
+            for case .send(let bytes) in base.allocation?.close(now: .now) ?? [] { writeToServer(bytes, base: base) }
+        }
+        if bases[base.id] === base { bases[base.id] = nil }
+        if base.pendingGathering { finishGathering(base) }
+        let channel = base.channel
+        base.channel = nil
+        channel?.close(promise: nil)
+    }
+
     /// Closes every socket and connection; TURN allocations are deleted (Refresh, LIFETIME 0).
     public func close() async {
-        let channels: [any Channel] = (try? await eventLoop.submit { [self] () -> [any Channel] in
+        try? await eventLoop.submit { [self] in
             closed = true
             checkTimer?.cancel()
             consentTask?.cancel()
             monitorTask?.cancel()
-            gatheringDone?.succeed()
-            for base in bases.values where base.allocation != nil {
-                let events = base.allocation?.close(now: .now) ?? []
-                for case .send(let bytes) in events { writeToServer(bytes, base: base) }
-                base.turnTimer?.cancel()
-            }
             route = nil
-            let channels = bases.values.compactMap(\.channel)
-            bases = [:]
-            return channels
-        }.get()) ?? []
-        for channel in channels { try? await channel.close() }
+            for base in Array(bases.values) { discard(base) }
+            gatheringDone?.succeed()
+        }.get()
+    }
+}
+
+extension TimeAmount {
+    /// A clock's `Duration` as an event-loop delay (never negative).
+    init(clamping duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 }

@@ -18,6 +18,8 @@ final class ICEBase: @unchecked Sendable {
     var channel: (any Channel)?
     /// TCP: the passive candidate this connection goes to. Relay: the TURN server.
     var peer: SocketAddress?
+    /// `peer` in STUN form (compared with the sources of answers).
+    var peerAddress: STUNAddress?
     /// TCP: connecting now; what to write once it is up.
     var connecting = false
     var queued: [ByteBuffer] = []
@@ -26,6 +28,10 @@ final class ICEBase: @unchecked Sendable {
     /// Relay: the allocation and its timer.
     var allocation: TURNAllocation?
     var turnTimer: Scheduled<Void>?
+    /// Counted in the agent's gathering until allocated or failed (relay), or answered (STUN).
+    var pendingGathering = false
+    /// A relay base replaced by a newer allocation: closed once a pair on another base is selected.
+    var retired = false
     var isClosed = false
 
     init(id: Int, kind: Kind, candidate: ICECandidate) {
@@ -34,12 +40,8 @@ final class ICEBase: @unchecked Sendable {
         self.candidate = candidate
     }
 
-    var isReady: Bool {
-        switch kind {
-        case .udp: channel != nil
-        case .tcpActive: channel != nil && !connecting
-        case .relay: allocation?.relayedAddress != nil
-        }
+    var isRelay: Bool {
+        if case .relay = kind { true } else { false }
     }
 }
 
@@ -77,7 +79,7 @@ final class ICEStreamHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        agent?.receiveStream(Array(buffer.readableBytesView), base: base)
+        buffer.withUnsafeReadableBytes { agent?.receiveStream($0, base: base) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -29,8 +29,6 @@ struct ICECheckList {
         /// The check in flight carries USE-CANDIDATE.
         var nominating = false
         var roundTrip: Duration?
-        /// What the remote saw as our address (XOR-MAPPED-ADDRESS of the success response).
-        var mapped: STUNAddress?
     }
 
     enum State: Equatable {
@@ -154,9 +152,13 @@ struct ICECheckList {
         return out
     }
 
+    /// The pair a check's transaction belongs to, while it is in flight.
+    func pair(forTransaction transactionID: STUNTransactionID) -> Pair? {
+        pairs.first { $0.transactionID == transactionID && $0.state == .inProgress }
+    }
+
     /// A success or error response to one of our checks (integrity already verified).
-    mutating func receiveResponse(transactionID: STUNTransactionID, success: Bool, mapped: STUNAddress?,
-                                  now: ContinuousClock.Instant) -> [Output] {
+    mutating func receiveResponse(transactionID: STUNTransactionID, success: Bool, now: ContinuousClock.Instant) -> [Output] {
         guard let index = pairs.firstIndex(where: { $0.transactionID == transactionID }), pairs[index].state == .inProgress else { return [] }
         pairs[index].retransmitAt = nil
         guard success else {
@@ -166,7 +168,6 @@ struct ICECheckList {
             return wasNominating ? nominateBest(now: now) : []
         }
         pairs[index].state = .succeeded
-        pairs[index].mapped = mapped
         if let sent = pairs[index].lastSent { pairs[index].roundTrip = now - sent }
         if pairs[index].nominating {
             pairs[index].nominating = false
