@@ -2,11 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
 import StageControl
 import StageTransport
+import StageWire
 
 /// The Swift client transport (controlling ICE, DTLS client, SRTP) against a real server:
 /// RTP sent over WHIP comes out of a WHEP subscription rewritten to the consumer's SSRC.
@@ -49,6 +51,19 @@ struct ClientTransportTests {
         let answer = try await post(whep, viewer.offer(), token: viewerToken.token ?? "")
         try await viewer.connect(answer: answer)
         try await Task.sleep(for: .milliseconds(200))
+
+        // A forged "401 Unauthorized" Binding error from elsewhere, with a transaction id the
+        // viewer never sent, must not end its session (RFC 8445 §7.2.5.2.1).
+        let closedByServer = Atomic<Bool>(false)
+        try await loop.submit { viewer.onClosedByServer = { closedByServer.store(true, ordering: .relaxed) } }.get()
+        let viewerAddress = try #require(try await loop.submit { viewer.localAddress }.get())
+        let forger = try await DatagramBootstrap(group: loop).bind(host: "127.0.0.1", port: 0).get()
+        let forged = try STUNMessageBuilder.bindingError(transactionID: .random(), error: STUNErrorCode(code: STUNErrorCode.unauthorized, reason: "Unauthorized"))
+        try await forger.writeAndFlush(AddressedEnvelope(remoteAddress: viewerAddress, data: forger.allocator.buffer(bytes: forged)))
+        try await Task.sleep(for: .milliseconds(100))
+        let closed = closedByServer.load(ordering: .relaxed)
+        #expect(!closed, "a forged 401 closed the session")
+        try await forger.close()
 
         for sequence in 0..<200 {
             var packet: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, UInt8(sequence & 0xFF), 0, 0, 0x11, 0x11, 0x10]
