@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 
 packages=(libsqlite3-dev libssl-dev libsrtp2-dev libvpx-dev libopus-dev pkg-config python3-venv)
 # The interop peers: a browser for the simulcast test, ffprobe for recorded files; the network
-# harness (namespaces, NAT with iptables), a real TURN server (coturn) and a TLS proxy (nginx).
-[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl)
+# harness (namespaces, NAT with iptables, curl to probe a server inside one), a real TURN server
+# (coturn) and a TLS proxy (nginx).
+[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
