@@ -28,7 +28,8 @@ struct StageServerCommand: AsyncParsableCommand {
     var publicURL: String?
     @Option(help: ArgumentHelp("An IPv4 or IPv6 address announced in ICE candidates; repeat for several, most preferred first. "
                                + "Default: for a wildcard --host, every interface address (loopback included, IPv6 link-local "
-                               + "left out), the --public-url host first when it is an IP address; else the --host address.",
+                               + "left out, loopback last), the --public-url host first when it is given and is an IP address "
+                               + "other than loopback; else the --host address.",
                                valueName: "ip"))
     var publicIP: [String] = []
     @Option(help: "Address to listen on; 0.0.0.0 or :: mean every address, IPv4 and IPv6 (HTTP on :: dual-stack).")
