@@ -136,7 +136,9 @@ let package = Package(
         .executableTarget(name: "example-moderated-stage", dependencies: ["StageKit"], path: "Examples/ModeratedStage", exclude: ["README.md"]),
         .executableTarget(name: "example-publish-on-button", dependencies: ["StageKit"], path: "Examples/PublishOnButton", exclude: ["README.md"]),
         .executableTarget(name: "example-background-audio", dependencies: ["StageKit"], path: "Examples/BackgroundAudio", exclude: ["README.md"]),
-        .testTarget(name: "StageTransportTests", dependencies: ["StageTransport", "StageWire"]),
+        .testTarget(
+            name: "StageTransportTests",
+            dependencies: ["StageTransport", "StageWire", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "StageSFUTests", dependencies: ["StageSFU"]),
         .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageWire"]),
         .testTarget(

@@ -81,11 +81,14 @@ public final class Consumer {
         producer.keyframeNeeded(layer: selector.target ?? selector.current ?? producer.layers.count - 1)
     }
 
-    /// Moves to the producer of a reconnected publisher, keeping the preferred layer (the
-    /// publisher's session asks for keyframes when its new connection is up).
+    /// Moves to the producer of a reconnected publisher, keeping the preferred layer by its rid
+    /// (the new offer may list its layers in another order, or fewer: a rid it lacks means no
+    /// preference, the highest layer). The publisher's session asks for keyframes when its new
+    /// connection is up.
     func rebind(to successor: Producer) {
+        let preferredRID = selector?.preferred.flatMap { index in producer.flatMap { $0.layers.indices.contains(index) ? $0.layers[index] : nil } }
         producer = successor
-        selector = successor.layers.isEmpty ? nil : LayerSelector(preferred: selector?.preferred)
+        selector = successor.layers.isEmpty ? nil : LayerSelector(preferred: preferredRID.flatMap { successor.layers.firstIndex(of: $0) })
         successor.attach(self)
     }
 

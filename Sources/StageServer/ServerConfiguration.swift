@@ -55,7 +55,8 @@ public struct ServerConfiguration: Sendable {
     /// The addresses put in ICE candidates, most preferred first.
     /// - Throws: `ServerConfigurationError` naming `--public-ip` for a value that is not an address.
     func advertisedAddresses(interfaces: () -> [AdvertisedAddresses.Interface] = AdvertisedAddresses.systemInterfaces) throws(ServerConfigurationError) -> [String] {
-        try AdvertisedAddresses.resolve(publicIPs: publicIPs, host: host, publicURLHost: URL(string: resolvedPublicURL)?.host,
+        // Only a --public-url given on the command line: the default's 127.0.0.1 must not rank first.
+        try AdvertisedAddresses.resolve(publicIPs: publicIPs, host: host, publicURLHost: publicURL.flatMap { URL(string: $0)?.host },
                                         interfaces: interfaces)
     }
 

@@ -11,8 +11,12 @@ extension StageServerApp {
     }
 
     /// Binds UDP (IPv4 and IPv6 for a wildcard host), then ICE-TCP unless it is off, and logs
-    /// what is advertised.
+    /// what is advertised: each transport's candidates name only addresses of the families it
+    /// has a socket for.
     /// - Parameter advertised: the candidate addresses, already validated.
+    /// - Throws: `ServerConfigurationError` when a port cannot be bound, or when no advertised
+    ///   address is of a family the UDP port serves (e.g. only IPv6 `--public-ip` values on a
+    ///   machine without IPv6).
     static func startMedia(_ configuration: ServerConfiguration, advertised: [String], log: Logger) async throws -> MediaPlane {
         let engine: MediaEngine
         do {
@@ -33,11 +37,23 @@ extension StageServerApp {
                 throw unbindable("--media-tcp-port", tcpPort, error)
             }
         }
-        let candidates = HostCandidates(addresses: advertised, udpPort: engine.localPort, tcpPort: engine.tcpPort)
+        let udpAdvertised = AdvertisedAddresses.served(advertised, by: engine.udpAddresses.compactMap(\.ipAddress))
+        let tcpAdvertised = AdvertisedAddresses.served(advertised, by: engine.tcpAddresses.compactMap(\.ipAddress))
+        guard !udpAdvertised.isEmpty else {
+            await engine.close()
+            throw ServerConfigurationError(code: "no_served_address", flag: configuration.publicIPs.isEmpty ? "--host" : "--public-ip",
+                                           value: advertised.joined(separator: ","),
+                                           reason: "no advertised address is of a family the media port serves (\(engine.udpAddresses.map(describe).joined(separator: ", ")))")
+        }
+        let unserved = advertised.filter { !udpAdvertised.contains($0) }
+        if !unserved.isEmpty {
+            log.warning("not advertised: no media socket of their family", metadata: ["addresses": "\(unserved.joined(separator: ", "))"])
+        }
+        let candidates = HostCandidates(udpAddresses: udpAdvertised, udpPort: engine.localPort, tcpAddresses: tcpAdvertised, tcpPort: engine.tcpPort)
         log.info("media listening", metadata: [
             "udp": "\(engine.udpAddresses.map(describe).joined(separator: ", "))",
             "tcp": "\(engine.tcpAddresses.isEmpty ? "off" : engine.tcpAddresses.map(describe).joined(separator: ", "))",
-            "advertised": "\(advertised.joined(separator: ", "))",
+            "advertised": "\(udpAdvertised.joined(separator: ", "))",
         ])
         return MediaPlane(engine: engine, candidates: candidates)
     }

@@ -72,7 +72,7 @@ public enum StageServerApp {
                 log.info("stage-server listening", metadata: [
                     "http": "\(httpHost.contains(":") ? "[\(httpHost)]" : httpHost):\(configuration.httpPort)\(tlsConfiguration == nil ? "" : " (tls)")", "public_url": "\(endpoints.baseURL)",
                     "data_dir": "\(configuration.dataDirectory.path)", "account": "\(accountId)", "region": "\(configuration.region)",
-                    "media": "udp \(engine.localPort), tcp \(engine.tcpPort.map(String.init) ?? "off"), candidates \(advertised.joined(separator: " "))",
+                    "media": "udp \(engine.localPort), tcp \(engine.tcpPort.map(String.init) ?? "off"), candidates \(mediaPlane.candidates.udpAddresses.joined(separator: " "))",
                 ])
                 if created { printCredentialHelp(accessKey, configuration: configuration, endpoint: endpoints.baseURL) }
             },

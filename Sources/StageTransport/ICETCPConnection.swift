@@ -6,43 +6,56 @@ import NIOCore
 final class ICETCPConnection: @unchecked Sendable {
     let channel: any Channel
     let remote: SocketAddress
+    /// What the connection counts against while it is unauthenticated.
+    let source: SourcePrefix
     /// Set by the first verified Binding request; a connection without one is unauthenticated.
-    weak var peer: MediaPeer?
+    private(set) weak var peer: MediaPeer?
     private(set) var isAuthenticated = false
-    /// Closing was asked for: frames still in the read buffer are not processed.
+    /// Closing was asked for: frames still in the read buffer are not processed, nothing more
+    /// is written, and the channel closes on the next event loop turn.
     var isClosing = false
     /// Written to during the current read burst and not flushed yet.
     var needsFlush = false
     /// Closes the connection if it has not authenticated in time.
     var authenticationDeadline: Scheduled<Void>?
+    /// The last verified check on the connection, or the moment it stopped being its peer's
+    /// selected path: it closes `ICETCPLimits.unselectedTimeout` after that unless selected.
+    var lastUseful: NIODeadline = .now()
     var reader: RFC4571StreamReader
+    /// The reader is working on this connection's bytes (frames are being handled).
+    var isReading = false
+    /// Bytes that arrived while `isReading` (NIO delivered a read from inside the handling of
+    /// an earlier one): only appended here, and read once the outer read is done, so the
+    /// reader's buffer is never touched twice at once.
+    var reenteredBytes: ByteBuffer?
 
-    init(channel: any Channel, remote: SocketAddress, maximumFrameLength: Int) {
+    init(channel: any Channel, remote: SocketAddress, source: SourcePrefix, maximumFrameLength: Int) {
         self.channel = channel
         self.remote = remote
+        self.source = source
         reader = RFC4571StreamReader(maximumFrameLength: maximumFrameLength, allocator: channel.allocator)
     }
 
-    /// Binds the connection to `peer` on its first verified request.
-    /// - Returns: false when it already belongs to another peer.
-    func authenticate(as peer: MediaPeer) -> Bool {
-        if isAuthenticated { return self.peer === peer }
+    /// Binds the connection to `peer`; the engine checks first that it is not bound yet.
+    func markAuthenticated(as peer: MediaPeer) {
         isAuthenticated = true
         self.peer = peer
         authenticationDeadline?.cancel()
         authenticationDeadline = nil
-        return true
     }
 
     var path: MediaPath { MediaPath(local: .tcp(self), remote: remote) }
 }
 
-/// Hands a connection's bytes to the engine (frames are cut in place) and tells it when the
-/// connection ends.
+/// Hands a connection's bytes to the engine (frames are cut in place) inside a read burst of
+/// its own: the burst begins at the first read and ends at `channelReadComplete`, or at
+/// `channelInactive` when the channel closes before that. The engine's bookkeeping of the
+/// connection ending is tied to the channel's `closeFuture`, not to this handler.
 final class ICETCPHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     let engine: MediaEngine
     let connection: ICETCPConnection
+    private var burst = MediaEngine.ReadBurst()
 
     init(engine: MediaEngine, connection: ICETCPConnection) {
         self.engine = engine
@@ -50,25 +63,24 @@ final class ICETCPHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        burst.begin(engine)
         var bytes = unwrapInboundIn(data)
-        engine.beginRead()
         engine.receive(&bytes, on: connection)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        engine.endRead()
+        burst.end(engine)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        engine.connectionClosed(connection)
-        // A channel closed during its own read gets no channelReadComplete: end the burst here
-        // so the writes it caused are flushed (ending a burst early only flushes sooner).
-        engine.endRead()
+        // A channel closed during its own read gets no channelReadComplete: end its burst (and
+        // only its own) here, so the engine's count of open bursts stays right.
+        burst.end(engine)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A reset or a broken pipe: the connection is over (channelInactive follows).
+        // A reset or a broken pipe: the connection is over (its closeFuture tells the engine).
         context.close(promise: nil)
     }
 }

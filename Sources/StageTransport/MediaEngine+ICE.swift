@@ -3,6 +3,10 @@ import StageWire
 
 /// The ICE-lite responder (RFC 8445 §2.5, §7.3) and the choice of each peer's selected path,
 /// the same for UDP and ICE-TCP (RFC 6544 §7.2: checks on a TCP connection are answered on it).
+///
+/// A remote UDP address is the selected path of at most one live peer (DTLS and SRTP are
+/// demultiplexed by it), and a verified request seen again from another path (a replay of its
+/// transaction ID, see `RecentTransactions`) neither moves a path nor authenticates a connection.
 extension MediaEngine {
     /// What became of a STUN packet.
     enum CheckOutcome {
@@ -13,7 +17,9 @@ extension MediaEngine {
         /// A STUN message other than a Binding request (an indication, a response).
         case notRequest
         /// A Binding request with an unknown USERNAME or a MESSAGE-INTEGRITY that does not verify,
-        /// or one for another peer than the ICE-TCP connection it came on belongs to.
+        /// one for another peer than the ICE-TCP connection it came on belongs to, a replay from
+        /// another path, or one that would move the peer onto another live peer's UDP address.
+        /// Only an unknown USERNAME is answered (401).
         case refused
     }
 
@@ -44,34 +50,50 @@ extension MediaEngine {
             return .refused
         }
         guard let stunSource = STUNAddress(path.remote) else {
-            MediaDropReason.malformedSTUN.count()
-            return .malformed
-        }
-        if let connection = path.connection, !authenticate(connection, as: peer) {
-            MediaDropReason.tcpUnauthenticated.count()
+            MediaDropReason.noRemoteAddress.count()
             return .refused
         }
-        peer.lastHeard = .now()
-        send(STUNMessageBuilder.bindingSuccess(transactionID: message.transactionID, source: stunSource,
-                                               localPassword: peer.credentials.password, hmacSHA1: Self.hmacSHA1), on: path)
+        // A request verified before on another path is a replay by someone else (a retransmission
+        // comes on the same path): it must not authenticate a connection or move the media.
+        guard !peer.recentTransactions.isReplay(message.transactionID, on: path) else {
+            MediaDropReason.stunReplayedTransaction.count()
+            return .refused
+        }
         // A first successful check selects the pair so DTLS can start; USE-CANDIDATE (regular or
         // aggressive nomination) fixes it, and a later nomination of another pair (another
         // address, the other family, UDP ↔ TCP) moves it, and media with it.
+        let selects: Bool
         if let selected = peer.selectedPath {
-            if message.useCandidate && (!selected.isSame(as: path) || !peer.nominated) {
-                select(path, for: peer, nominated: true)
-            }
+            selects = message.useCandidate && (!selected.isSame(as: path) || !peer.nominated)
         } else {
-            select(path, for: peer, nominated: message.useCandidate)
+            selects = true
         }
+        // One peer per remote UDP address: DTLS and SRTP are demultiplexed by it.
+        if selects, case .udp = path.local, let owner = peersByAddress[path.remote], owner !== peer, !owner.isClosed {
+            MediaDropReason.stunAddressTaken.count()
+            return .refused
+        }
+        if let connection = path.connection {
+            guard authenticate(connection, as: peer) else { return .refused }
+            connection.lastUseful = .now()
+        }
+        peer.lastHeard = .now()
+        peer.recentTransactions.record(message.transactionID, on: path)
+        send(STUNMessageBuilder.bindingSuccess(transactionID: message.transactionID, source: stunSource,
+                                               localPassword: peer.credentials.password, hmacSHA1: Self.hmacSHA1), on: path)
+        if selects { select(path, for: peer, nominated: message.useCandidate) }
         return .answered(peer)
     }
 
+    /// Makes `path` the peer's selected pair. The caller has checked that a UDP path's remote
+    /// address belongs to no other live peer.
     private func select(_ path: MediaPath, for peer: MediaPeer, nominated: Bool) {
         if let old = peer.selectedPath, case .udp = old.local, peersByAddress[old.remote] === peer {
             peersByAddress[old.remote] = nil
         }
         if let old = peer.selectedPath, !old.isSame(as: path) {
+            // A connection left behind is closed once it has been of no use for a while.
+            old.connection?.lastUseful = .now()
             logger.debug("selected path moved", metadata: ["peer": "\(peer.id)", "from": "\(old)", "to": "\(path)"])
         }
         peer.selectedPath = path

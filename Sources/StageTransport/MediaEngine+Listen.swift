@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 public import NIOCore
 public import NIOPosix
 
@@ -7,54 +12,75 @@ extension MediaEngine {
 
     /// Binds the UDP media port and starts serving it. A wildcard `host` binds one IPv4 and one
     /// IPv6 socket (`IPV6_V6ONLY`, so IPv4 sources are never v4-mapped) on the same port; on a
-    /// machine without IPv6 it logs that and serves IPv4 alone. ICE-TCP is started apart, with
-    /// ``startTCP(host:port:limits:)``.
+    /// machine without IPv6 it logs that and serves IPv4 alone (``udpAddresses`` tells which
+    /// families are served). ICE-TCP is started apart, with ``startTCP(host:port:limits:)``.
     /// - Parameter port: the UDP port; 0 picks one (then both families share the one picked).
     public static func start(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaEngine {
         let engine = MediaEngine(eventLoop: group.next(), dtlsContext: try DTLSContext(certificate: DTLSCertificate()))
-        var boundPort = port
-        for (index, address) in try bindAddresses(host).enumerated() {
-            do {
-                let socket = try await engine.bindUDP(address.withPort(boundPort))
-                try await engine.eventLoop.submit { engine.udpSockets.append(socket) }.get()
-                if boundPort == 0 { boundPort = socket.localAddress?.port ?? 0 }
-                engine.udpAddresses.append(socket.localAddress ?? address)
-            } catch where index > 0 && IPv6Support.isUnavailable(error) {
-                engine.logger.notice("IPv6 unavailable: media UDP serves IPv4 only", metadata: ["error": "\(error)"])
-            }
-        }
-        engine.localPort = boundPort
+        let sockets = try await engine.bindEvery(host, port: port, what: "media UDP", bind: engine.bindUDP,
+                                                 localAddress: \.localAddress, close: { try? await $0.channel.close() })
+        try await engine.eventLoop.submit { engine.udpSockets = sockets }.get()
+        engine.udpAddresses = sockets.compactMap(\.localAddress)
+        engine.localPort = engine.udpAddresses.first?.port ?? port
         engine.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak engine] _ in
-            engine?.expireSilentPeers()
+            engine?.sweep()
         }
         return engine
     }
 
     /// Starts the ICE-TCP listener (RFC 6544 passive candidates): one TCP port shared by every
-    /// peer, on IPv4 and IPv6 like the UDP port. A listener that fails to bind leaves none open.
+    /// peer, on IPv4 and IPv6 like the UDP port (``tcpAddresses`` tells which families are
+    /// served). A listener that fails to bind leaves none open.
     /// - Parameter port: 0 picks one.
     public func startTCP(host: String, port: Int, limits: ICETCPLimits = ICETCPLimits()) async throws {
         try await eventLoop.submit { [self] in tcpLimits = limits }.get()
-        var boundPort = port
-        var listeners: [any Channel] = []
-        do {
-            for (index, address) in try Self.bindAddresses(host).enumerated() {
-                do {
-                    let listener = try await bindTCP(address.withPort(boundPort), limits: limits)
-                    listeners.append(listener)
-                    if boundPort == 0 { boundPort = listener.localAddress?.port ?? 0 }
-                } catch where index > 0 && IPv6Support.isUnavailable(error) {
-                    logger.notice("IPv6 unavailable: ICE-TCP serves IPv4 only", metadata: ["error": "\(error)"])
-                }
-            }
-        } catch {
-            for listener in listeners { try? await listener.close() }
-            throw error
-        }
-        let bound = listeners
-        try await eventLoop.submit { [self] in tcpListeners += bound }.get()
+        let listeners = try await bindEvery(host, port: port, what: "ICE-TCP", bind: { try await self.bindTCP($0, limits: limits) },
+                                            localAddress: \.localAddress, close: { try? await $0.close() })
+        try await eventLoop.submit { [self] in tcpListeners += listeners }.get()
         tcpAddresses = listeners.compactMap(\.localAddress)
-        tcpPort = boundPort
+        tcpPort = tcpAddresses.first?.port ?? port
+    }
+
+    /// Tries to pick a port free on both families this many times when asked for port 0.
+    static let portPickAttempts = 8
+
+    /// Binds one socket per address of `host` (IPv4 then IPv6 for a wildcard), all on one port:
+    /// the UDP and TCP loops alike.
+    ///
+    /// - IPv6 missing on this machine (only for the second address of a wildcard) is logged and
+    ///   skipped: the result then holds the IPv4 socket alone, and callers advertise only the
+    ///   families they got.
+    /// - With `port` 0, the port the first socket got may be in use on the other family: then
+    ///   everything bound is closed and another port is picked, up to ``portPickAttempts`` times.
+    /// - Any other failure closes what this call bound and is thrown.
+    func bindEvery<Bound>(_ host: String, port: Int, what: String, bind: (SocketAddress) async throws -> Bound,
+                          localAddress: (Bound) -> SocketAddress?, close: (Bound) async -> Void) async throws -> [Bound] {
+        let addresses = try Self.bindAddresses(host)
+        var attempt = 1
+        while true {
+            var bound: [Bound] = []
+            do {
+                var boundPort = port
+                for (index, address) in addresses.enumerated() {
+                    do {
+                        let socket = try await bind(address.withPort(boundPort))
+                        bound.append(socket)
+                        if boundPort == 0 { boundPort = localAddress(socket)?.port ?? 0 }
+                    } catch where index > 0 && IPv6Support.isUnavailable(error) {
+                        logger.notice("IPv6 unavailable: \(what) serves IPv4 only", metadata: ["error": "\(error)"])
+                    }
+                }
+                return bound
+            } catch {
+                for socket in bound { await close(socket) }
+                guard port == 0, !bound.isEmpty, Self.isAddressInUse(error), attempt < Self.portPickAttempts else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    static func isAddressInUse(_ error: any Error) -> Bool {
+        (error as? IOError)?.errnoCode == EADDRINUSE
     }
 
     /// The addresses to bind for `host`: IPv4 and IPv6 wildcards for a wildcard, else the one

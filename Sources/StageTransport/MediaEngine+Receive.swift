@@ -29,24 +29,44 @@ extension MediaEngine {
     }
 
     /// Bytes read from an ICE-TCP connection: every whole RFC 4571 frame is handled in place.
+    ///
+    /// Handling a frame can reach back into NIO (a write passes the connection's own pipeline),
+    /// and NIO may deliver a read of this same connection from inside that call. Such a
+    /// re-entered read only appends its bytes, which the outer read handles when its frames are
+    /// done: the reader is never entered twice (Swift's exclusivity check would trap).
     func receive(_ bytes: inout ByteBuffer, on connection: ICETCPConnection) {
         guard !connection.isClosing else { return }
-        let outcome = connection.reader.read(&bytes) { frame in
-            receiveFrame(frame, on: connection)
-            return !connection.isClosing
+        guard !connection.isReading else {
+            if connection.reenteredBytes == nil { connection.reenteredBytes = connection.channel.allocator.buffer(capacity: bytes.readableBytes) }
+            connection.reenteredBytes?.writeBuffer(&bytes)
+            return
         }
-        if case .frameTooLarge = outcome { closeTCP(connection, reason: .tcpFrameTooLarge) }
+        connection.isReading = true
+        defer { connection.isReading = false }
+        var incoming = bytes
+        while true {
+            let outcome = connection.reader.read(&incoming) { frame in
+                receiveFrame(frame, on: connection)
+                return !connection.isClosing
+            }
+            if case .frameTooLarge = outcome { return closeTCP(connection, reason: .tcpFrameTooLarge) }
+            guard !connection.isClosing, var more = connection.reenteredBytes, more.readableBytes > 0 else { return }
+            connection.reenteredBytes = nil
+            swap(&incoming, &more)
+        }
     }
 
-    /// One ICE-TCP frame. A frame that is none of STUN, DTLS, RTP or RTCP closes the connection;
-    /// until it has authenticated, only a Binding request that verifies is acceptable.
+    /// One ICE-TCP frame. Until the connection has authenticated, only a Binding request that
+    /// verifies is acceptable and anything else closes it. After, a frame that is none of
+    /// STUN, DTLS, RTP or RTCP, an empty one, or STUN that does not parse is counted and
+    /// dropped like a bad datagram: the connection may be the peer's selected path.
     private func receiveFrame(_ bytes: UnsafeMutableRawBufferPointer, on connection: ICETCPConnection) {
         let kind = bytes.count > 0 ? Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) : .unknown
         switch kind {
         case .stun:
             switch receiveSTUN(UnsafeRawBufferPointer(bytes), on: connection.path) {
             case .answered: break
-            case .malformed: closeTCP(connection, reason: .tcpGarbage)
+            case .malformed: if !connection.isAuthenticated { closeTCP(connection, reason: .tcpGarbage) }
             case .notRequest, .refused: if !connection.isAuthenticated { closeTCP(connection, reason: .tcpUnauthenticated) }
             }
             return
@@ -54,7 +74,8 @@ extension MediaEngine {
             break
         default:
             MediaDropReason.unknownKind.count()
-            return closeTCP(connection, reason: .tcpGarbage)
+            if !connection.isAuthenticated { closeTCP(connection, reason: .tcpGarbage) }
+            return
         }
         guard connection.isAuthenticated else { return closeTCP(connection, reason: .tcpUnauthenticated) }
         // Media only on the peer's selected path, as on UDP.

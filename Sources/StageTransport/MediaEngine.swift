@@ -12,7 +12,8 @@ import StageWire
 /// beyond what SRTP output needs.
 ///
 /// Files: `+Listen` binds the sockets, `+Receive` demultiplexes, `+ICE` answers checks and
-/// selects paths, `+TCP` accepts, limits and closes ICE-TCP connections.
+/// selects paths, `+TCP` accepts, limits and closes ICE-TCP connections, `+ReadBurst` batches
+/// the flushes of what reading causes.
 public final class MediaEngine: @unchecked Sendable {
     /// The largest packet read from UDP, and the longest ICE-TCP frame accepted.
     public static let maximumPacketLength = 2048
@@ -34,19 +35,25 @@ public final class MediaEngine: @unchecked Sendable {
     var udpSockets: [MediaUDPSocket] = []
     var tcpListeners: [any Channel] = []
     var tcpLimits = ICETCPLimits()
+    /// Every open ICE-TCP connection, until its channel's `closeFuture` completes.
     var tcpConnections: [ObjectIdentifier: ICETCPConnection] = [:]
     var unauthenticatedTCP = 0
+    /// Unauthenticated ICE-TCP connections per source address (IPv4) or /64 (IPv6).
+    var unauthenticatedTCPBySource: [SourcePrefix: Int] = [:]
     var peersByUfrag: [String: MediaPeer] = [:]
-    /// The remote address of every peer whose selected path is UDP.
+    /// The remote address of every peer whose selected path is UDP: one peer per address.
     var peersByAddress: [SocketAddress: MediaPeer] = [:]
-    private var inRead = false
-    private var needsFlush = false
-    private var tcpToFlush: [ICETCPConnection] = []
+    /// Read bursts open now (see `+ReadBurst`); writes are flushed when it returns to 0.
+    var readDepth = 0
+    var needsFlush = false
+    var tcpToFlush: [ICETCPConnection] = []
+    var tcpFlushing: [ICETCPConnection] = []
 
     init(eventLoop: any EventLoop, dtlsContext: DTLSContext) {
         self.eventLoop = eventLoop
         self.dtlsContext = dtlsContext
         tcpToFlush.reserveCapacity(64)
+        tcpFlushing.reserveCapacity(64)
     }
 
     /// Closes every socket, listener and connection.
@@ -75,7 +82,7 @@ public final class MediaEngine: @unchecked Sendable {
         if let path = peer.selectedPath, case .udp = path.local, peersByAddress[path.remote] === peer {
             peersByAddress[path.remote] = nil
         }
-        for connection in peer.tcpConnections { closeTCP(connection, reason: nil) }
+        for connection in peer.tcpConnections { closeTCP(connection, reason: .tcpPeerClosed) }
         peer.tcpConnections = []
         peer.delegate?.peerDidClose(peer, reason: reason)
     }
@@ -90,7 +97,7 @@ public final class MediaEngine: @unchecked Sendable {
         switch path.local {
         case .udp(let socket):
             socket.channel.write(AddressedEnvelope(remoteAddress: path.remote, data: buffer), promise: nil)
-            if inRead {
+            if isInReadBurst {
                 socket.needsFlush = true
                 needsFlush = true
             } else {
@@ -102,9 +109,13 @@ public final class MediaEngine: @unchecked Sendable {
                 MediaDropReason.tcpBackpressure.count()
                 return false
             }
-            buffer.setInteger(UInt16(buffer.readableBytes - RFC4571StreamReader.prefixLength), at: buffer.readerIndex)
+            guard let length = UInt16(exactly: buffer.readableBytes - RFC4571Scanner.prefixLength) else {
+                MediaDropReason.tcpSendTooLarge.count()
+                return false
+            }
+            buffer.setInteger(length, at: buffer.readerIndex)
             connection.channel.write(buffer, promise: nil)
-            if inRead {
+            if isInReadBurst {
                 if !connection.needsFlush {
                     connection.needsFlush = true
                     tcpToFlush.append(connection)
@@ -137,29 +148,17 @@ public final class MediaEngine: @unchecked Sendable {
         }
     }
 
-    // MARK: Read bursts: writes a burst causes are flushed once at its end
-
-    func beginRead() { inRead = true }
-
-    func endRead() {
-        inRead = false
-        guard needsFlush else { return }
-        needsFlush = false
-        for socket in udpSockets where socket.needsFlush {
-            socket.needsFlush = false
-            socket.channel.flush()
-        }
-        for connection in tcpToFlush {
-            connection.needsFlush = false
-            connection.channel.flush()
-        }
-        tcpToFlush.removeAll(keepingCapacity: true)
-    }
-
-    func expireSilentPeers() {
-        let deadline = NIODeadline.now() - Self.consentTimeout
-        for peer in peersByUfrag.values where peer.lastHeard < deadline {
-            remove(peer, reason: "no consent for \(Self.consentTimeout.nanoseconds / 1_000_000_000) s (RFC 7675)")
+    /// Once a second: peers whose consent expired are removed, and ICE-TCP connections their
+    /// peers no longer use are closed.
+    func sweep() {
+        let now = NIODeadline.now()
+        let consentDeadline = now - Self.consentTimeout
+        for peer in peersByUfrag.values {
+            if peer.lastHeard < consentDeadline {
+                remove(peer, reason: "no consent for \(Self.consentTimeout.nanoseconds / 1_000_000_000) s (RFC 7675)")
+            } else if !peer.tcpConnections.isEmpty {
+                closeUnselectedTCP(of: peer, now: now)
+            }
         }
     }
 

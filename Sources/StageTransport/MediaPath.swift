@@ -1,4 +1,5 @@
 public import NIOCore
+import StageWire
 
 /// A candidate pair as the ICE-lite server sees it (RFC 8445 §2.5): the local socket a
 /// connectivity check arrived on and the remote transport address it came from. The pair a
@@ -31,7 +32,7 @@ public struct MediaPath {
     var framingHeadroom: Int {
         switch local {
         case .udp: 0
-        case .tcp: RFC4571StreamReader.prefixLength
+        case .tcp: RFC4571Scanner.prefixLength
         }
     }
 

@@ -30,8 +30,10 @@ public final class MediaPeer: @unchecked Sendable {
     /// The remote address of the selected candidate pair.
     public var remoteAddress: SocketAddress? { selectedPath?.remote }
     var nominated = false
-    /// ICE-TCP connections authenticated for this peer; closed with it.
+    /// ICE-TCP connections authenticated for this peer, oldest first; closed with it.
     var tcpConnections: [ICETCPConnection] = []
+    /// Its last verified checks, to tell a replay from another address.
+    var recentTransactions = RecentTransactions()
     var lastHeard: NIODeadline
     var retransmitTask: Scheduled<Void>?
     weak var engine: MediaEngine?

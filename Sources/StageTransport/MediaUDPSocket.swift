@@ -17,6 +17,7 @@ final class MediaChannelHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     let engine: MediaEngine
     let socket: MediaUDPSocket
+    private var burst = MediaEngine.ReadBurst()
 
     init(engine: MediaEngine, socket: MediaUDPSocket) {
         self.engine = engine
@@ -24,12 +25,17 @@ final class MediaChannelHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        engine.beginRead()
+        burst.begin(engine)
         engine.receive(unwrapInboundIn(data), on: socket)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        engine.endRead()
+        burst.end(engine)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        burst.end(engine)
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -98,9 +98,12 @@ public final class SRTPSession: @unchecked Sendable {
 
     /// Copies `packet` into a new buffer from `allocator`, lets `rewrite` change the copy's
     /// header (the SFU's munger), and protects it as SRTP, or SRTCP when `rtcp`.
-    /// - Parameter headroom: zero bytes written before the packet, for a framing the caller
-    ///   fills in afterwards (RFC 4571's length on ICE-TCP), so the packet is allocated once.
-    /// - Returns: the protected packet (after the headroom); nil when protection failed.
+    /// - Parameter headroom: bytes reserved (as zeros) before the packet, for a framing the
+    ///   caller fills in afterwards (RFC 4571's length on ICE-TCP), so that what goes on the
+    ///   wire is allocated once.
+    /// - Returns: a buffer whose readable bytes are the `headroom` bytes followed by the
+    ///   protected packet (the headroom is part of what is returned, at its reader index); nil
+    ///   when protection failed.
     func protect(_ packet: UnsafeRawBufferPointer, rtcp: Bool, allocator: ByteBufferAllocator, headroom: Int = 0,
                  rewrite: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) -> ByteBuffer? {
         let capacity = packet.count + (rtcp ? Self.maxRTCPTrailer : Self.maxTrailer)

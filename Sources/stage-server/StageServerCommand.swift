@@ -28,7 +28,8 @@ struct StageServerCommand: AsyncParsableCommand {
     var publicURL: String?
     @Option(help: ArgumentHelp("An IPv4 or IPv6 address announced in ICE candidates; repeat for several, most preferred first. "
                                + "Default: for a wildcard --host, every interface address (loopback included, IPv6 link-local "
-                               + "left out), the --public-url host first when it is an IP address; else the --host address.",
+                               + "left out, loopback last), the --public-url host first when it is given and is an IP address "
+                               + "other than loopback; else the --host address.",
                                valueName: "ip"))
     var publicIP: [String] = []
     @Option(help: "Address to listen on; 0.0.0.0 or :: mean every address, IPv4 and IPv6 (HTTP on :: dual-stack).")
@@ -47,11 +48,17 @@ struct StageServerCommand: AsyncParsableCommand {
     var tlsKey: String?
     @Flag(help: .hidden)
     var exitWhenStdinCloses = false
-    /// Tests: the ICE-TCP authentication deadline and cap of unauthenticated connections.
+    /// Tests: the ICE-TCP limits (see `ICETCPLimits`).
     @Option(help: .hidden)
     var iceTcpAuthTimeoutMs: Int?
     @Option(help: .hidden)
     var iceTcpMaxUnauthenticated: Int?
+    @Option(help: .hidden)
+    var iceTcpMaxUnauthenticatedPerSource: Int?
+    @Option(help: .hidden)
+    var iceTcpMaxPerPeer: Int?
+    @Option(help: .hidden)
+    var iceTcpUnselectedTimeoutMs: Int?
 
     func validate() throws {
         guard (1...65535).contains(httpPort) else { throw ValidationError("--http-port must be 1–65535") }
@@ -108,6 +115,9 @@ struct StageServerCommand: AsyncParsableCommand {
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }
         if let iceTcpMaxUnauthenticated { configuration.iceTCPLimits.maximumUnauthenticated = iceTcpMaxUnauthenticated }
+        if let iceTcpMaxUnauthenticatedPerSource { configuration.iceTCPLimits.maximumUnauthenticatedPerSource = iceTcpMaxUnauthenticatedPerSource }
+        if let iceTcpMaxPerPeer { configuration.iceTCPLimits.maximumPerPeer = max(iceTcpMaxPerPeer, 1) }
+        if let iceTcpUnselectedTimeoutMs { configuration.iceTCPLimits.unselectedTimeout = .milliseconds(Int64(iceTcpUnselectedTimeoutMs)) }
         try await serve(configuration)
     }
 }

@@ -91,6 +91,42 @@ struct ProducerConsumerTests {
     }
 }
 
+extension ProducerConsumerTests {
+    static func simulcastConsumer(layers: [String], preferring rid: String?) -> (Producer, Consumer) {
+        let producer = Producer(id: "p:video", kind: .video, layers: layers) { _ in }
+        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { _, _ in true }
+        consumer.setPreferredLayer(rid.flatMap { layers.firstIndex(of: $0) })
+        return (producer, consumer)
+    }
+
+    @Test("a hand-over keeps the preferred simulcast layer by its rid, wherever the new offer lists it", arguments: [
+        (["q", "h", "f"], "h", ["q", "h", "f"], 1 as Int?),
+        (["q", "h", "f"], "h", ["f", "h", "q"], 1),
+        (["q", "h", "f"], "f", ["h", "f"], 1),
+        (["q", "h", "f"], "q", ["h", "f"], nil),       // a rid the new offer lacks: no preference (the highest)
+        (["q", "h", "f"], nil, ["h", "f"], nil),
+    ] as [([String], String?, [String], Int?)])
+    func handOverKeepsTheLayerByRID(old: [String], preferred: String?, new: [String], expected: Int?) {
+        let (producer, consumer) = Self.simulcastConsumer(layers: old, preferring: preferred)
+        let successor = Producer(id: "p:video", kind: .video, layers: new) { _ in }
+        producer.handOver(to: successor)
+        #expect(consumer.producer === successor)
+        #expect(consumer.selector?.preferred == expected)
+        #expect(consumer.selector?.preferred.map { new[$0] } == expected.map { _ in preferred ?? "" })
+    }
+
+    @Test("a hand-over to a plain track drops the layer selector; back to simulcast starts without preference")
+    func handOverBetweenSimulcastAndPlain() {
+        let (producer, consumer) = Self.simulcastConsumer(layers: ["h", "f"], preferring: "h")
+        let plain = Producer(id: "p:video", kind: .video) { _ in }
+        producer.handOver(to: plain)
+        #expect(consumer.selector == nil)
+        let simulcast = Producer(id: "p:video", kind: .video, layers: ["h", "f"]) { _ in }
+        plain.handOver(to: simulcast)
+        #expect(consumer.selector != nil && consumer.selector?.preferred == nil)
+    }
+}
+
 extension RTPFixedFields {
     static func peek(_ bytes: [UInt8]) -> RTPFixedFields {
         bytes.withUnsafeBytes { RTPFixedFields($0) }

@@ -43,6 +43,18 @@ struct HostCandidatesTests {
         #expect(lines == ["candidate:1 1 udp 2130706431 192.0.2.1 9 typ host"])
     }
 
+    @Test("UDP and TCP candidates each name only their own transport's addresses (a family one of them does not serve is left out)")
+    func perTransportAddresses() {
+        let candidates = HostCandidates(udpAddresses: ["192.0.2.1", "2001:db8::1"], udpPort: 7880, tcpAddresses: ["192.0.2.1"], tcpPort: 7881)
+        #expect(candidates.sdpCandidates.map(\.description) == [
+            "candidate:1 1 udp 2130706431 192.0.2.1 7880 typ host",
+            "candidate:3 1 udp 2130706175 2001:db8::1 7880 typ host",
+            "candidate:2 1 tcp 2124414975 192.0.2.1 7881 typ host tcptype passive",
+        ])
+        let v6Only = HostCandidates(udpAddresses: [], udpPort: 7880, tcpAddresses: ["2001:db8::1"], tcpPort: 7881)
+        #expect(v6Only.connectionAddress == ("IP6", "2001:db8::1"))
+    }
+
     @Test("each candidate line parses back (RFC 8839 §5.1) with its transport, port and tcptype")
     func roundTrip() throws {
         for candidate in Self.candidates.sdpCandidates {

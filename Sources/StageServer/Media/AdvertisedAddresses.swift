@@ -7,10 +7,17 @@ import StageTransport
 /// - the `--public-ip` values, in the order given, when there are any;
 /// - else, for a specific `--host`, that address;
 /// - else (a wildcard host) every interface address, IPv4 and IPv6, loopback included, IPv6
-///   link-local (fe80::/10) left out since a candidate cannot carry its zone: the public URL's
-///   host first when it is an IP literal, then non-loopback IPv4, non-loopback IPv6, loopback
-///   IPv4, loopback IPv6 (what a remote client can reach ranks above what only a local one can).
+///   link-local (fe80::/10) left out since a candidate cannot carry its zone: non-loopback
+///   IPv4, non-loopback IPv6, loopback IPv4, loopback IPv6 (what a remote client can reach
+///   ranks above what only a local one can). The host of a `--public-url` given on the
+///   command line goes first when it is an IP literal that is not loopback (the address
+///   clients are told to use, possibly one behind NAT that no interface has). The default
+///   public URL (`http://127.0.0.1:<port>`) never ranks first: a remote client would try
+///   loopback before anything it can reach. With no interface address at all, the
+///   `--public-url` literal, else 127.0.0.1.
 /// A DNS name is never a candidate address: the public URL's host counts only as a literal.
+/// After the media port is bound, ``served(_:by:)`` keeps only the addresses of families a
+/// socket serves.
 enum AdvertisedAddresses {
     /// One interface address, as `System.enumerateDevices()` lists them.
     struct Interface: Equatable {
@@ -38,7 +45,10 @@ enum AdvertisedAddresses {
     }
 
     /// The advertised list for a configuration.
-    /// - Parameter interfaces: the machine's interface addresses, used only for a wildcard host.
+    /// - Parameters:
+    ///   - publicURLHost: the host of the `--public-url` given on the command line (nil when
+    ///     none was given and the default applies).
+    ///   - interfaces: the machine's interface addresses, used only for a wildcard host.
     static func resolve(publicIPs: [String], host: String, publicURLHost: String?,
                         interfaces: () -> [Interface]) throws(ServerConfigurationError) -> [String] {
         var chosen: [String] = []
@@ -53,16 +63,24 @@ enum AdvertisedAddresses {
             if let resolved = try? SocketAddress.makeAddressResolvingHost(host, port: 0).ipAddress { return [resolved] }
             return ["127.0.0.1"]
         }
-        if let urlHost = publicURLHost.flatMap(canonical), urlHost != "0.0.0.0", urlHost != "::", !isLinkLocal(urlHost) {
-            add(urlHost)
-        }
+        let urlLiteral = publicURLHost.flatMap(canonical).flatMap { $0 == "0.0.0.0" || $0 == "::" || isLinkLocal($0) ? nil : $0 }
+        if let urlLiteral, !isLoopback(urlLiteral) { add(urlLiteral) }
         let usable = interfaces().compactMap { canonical($0.address) }.filter { !isLinkLocal($0) && $0 != "0.0.0.0" && $0 != "::" }
         let ranked = usable.enumerated().sorted { a, b in
             (rank(a.element), a.offset) < (rank(b.element), b.offset)
         }
         for (_, address) in ranked { add(address) }
-        if chosen.isEmpty { add("127.0.0.1") }
+        if chosen.isEmpty { add(urlLiteral ?? "127.0.0.1") }
         return chosen
+    }
+
+    /// The addresses of `advertised` whose family (IPv4, IPv6) has a socket among `bound` (the
+    /// sockets' local IP addresses), in the same order: a candidate no socket serves would only
+    /// make clients wait.
+    static func served(_ advertised: [String], by bound: [String]) -> [String] {
+        let ipv4 = bound.contains { !$0.contains(":") }
+        let ipv6 = bound.contains { $0.contains(":") }
+        return advertised.filter { $0.contains(":") ? ipv6 : ipv4 }
     }
 
     /// Every address of every interface of this machine.
@@ -72,9 +90,12 @@ enum AdvertisedAddresses {
 
     /// 0 non-loopback IPv4, 1 non-loopback IPv6, 2 loopback IPv4, 3 loopback IPv6.
     private static func rank(_ address: String) -> Int {
-        let v6 = address.contains(":")
-        let loopback = v6 ? address == "::1" : address.hasPrefix("127.")
-        return (loopback ? 2 : 0) + (v6 ? 1 : 0)
+        (isLoopback(address) ? 2 : 0) + (address.contains(":") ? 1 : 0)
+    }
+
+    /// 127.0.0.0/8 or ::1, for a canonical literal.
+    static func isLoopback(_ canonicalAddress: String) -> Bool {
+        canonicalAddress.contains(":") ? canonicalAddress == "::1" : canonicalAddress.hasPrefix("127.")
     }
 
     /// The canonical text of an IP literal (brackets allowed around IPv6), nil for anything else.

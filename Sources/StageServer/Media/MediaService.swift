@@ -11,7 +11,7 @@ final class MediaService: @unchecked Sendable {
     /// The host candidates every answer lists.
     let candidates: HostCandidates
     let hub: SignalingHub
-    private var publishers: [String: PublisherSession] = [:]          // participant id → session
+    private(set) var publishers: [String: PublisherSession] = [:]     // participant id → session
     private var subscribers: [String: SubscriberSession] = [:]        // resource id → session
     private var publisherResources: [String: PublisherSession] = [:]  // resource id → session
     /// (subscriber participant id, publisher id) → resource ids of the subscriber's sessions.
@@ -32,43 +32,41 @@ final class MediaService: @unchecked Sendable {
     }
 
     /// WHIP or a signaling `sdpOffer`: a publisher's offer; replaces an earlier publish session
-    /// of the same participant. The participant is announced once media connects.
+    /// of the same participant once the new one connects (see `+HandOver`). The participant is
+    /// announced once media connects.
     func publish(participant: ParticipantDescriptor, stageId: String, offer: RemoteOffer) async throws -> Answer {
         let participantId = participant.participantId
         return try await engine.eventLoop.submit { [self] in
             guard offer.sections.contains(where: { $0.direction == .sendonly || $0.direction == .sendrecv }) else {
                 throw NegotiationError("offer: a WHIP offer must send media (sendonly or sendrecv)")
             }
-            let replaced = publishers[participantId]
+            let current = publishers[participantId]
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
             let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer)
             nextMediaConnection += 1
             let mediaConnection = nextMediaConnection
             let hub = self.hub
-            session.onConnect = { connected in
+            session.onConnect = { [weak self] connected in
+                self?.completeReplacement(by: connected)
                 let streams = connected.streams
                 Task { await hub.mediaStarted(stageId: stageId, participant: participant, streams: streams, mediaConnectionId: mediaConnection) }
             }
             session.onClose = { [weak self] closed in
                 guard let self else { return }
                 self.publisherResources[closed.id] = nil
-                // A session replaced by a newer one (a reconnecting publisher) ends nothing on the stage.
-                guard self.publishers[closed.participantId] === closed else { return }
+                guard self.publishers[closed.participantId] === closed else {
+                    // A session being replaced (or already replaced) ends nothing on the stage.
+                    self.replacedSessionClosed(closed)
+                    return
+                }
                 self.publishers[closed.participantId] = nil
+                self.abandonReplacement(by: closed)
                 Task { await hub.mediaStopped(stageId: stageId, participantId: participantId, mediaConnectionId: mediaConnection) }
             }
             publishers[participantId] = session
             publisherResources[resourceId] = session
-            if let replaced {
-                // Subscribers of the replaced session move to the new one's producers: a publisher
-                // that reconnects its media is not a leave and join for anyone.
-                for (mid, old) in replaced.producers {
-                    let sameSection = session.producers[mid].flatMap { $0.kind == old.kind ? $0 : nil }
-                    if let successor = sameSection ?? session.producer(kind: old.kind) { old.handOver(to: successor) }
-                }
-                replaced.peer.close(reason: "replaced by a new publish session")
-            }
+            if let current { session.replacing = replacement(of: current, by: session) }
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
                                        candidates: candidates).answer()
@@ -165,6 +163,8 @@ final class MediaService: @unchecked Sendable {
     /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
     func setMuted(participantId: String, streamId: String, muted: Bool) async {
         try? await engine.eventLoop.submit { [self] in
+            // A session still being replaced forwards until its successor connects: it too.
+            publishers[participantId]?.replacing?.setMuted(streamId: streamId, muted: muted)
             publishers[participantId]?.setMuted(streamId: streamId, muted: muted)
         }.get()
     }

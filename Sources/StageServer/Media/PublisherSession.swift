@@ -20,9 +20,14 @@ final class PublisherSession: MediaPeerDelegate {
     /// rid header-extension id → (producer, its rids), for simulcast senders that signal no SSRC.
     private var simulcastByMid: [String: (producer: Producer, ridExtension: UInt8)] = [:]
     private var retransmissionPayloadTypes: Set<UInt8> = []
+    /// The session ended; called before its producers close, so their subscribers can still
+    /// be handed to a successor.
     var onClose: ((PublisherSession) -> Void)?
     /// Media connected (DTLS done): the participant now publishes.
     var onConnect: ((PublisherSession) -> Void)?
+    /// The earlier session of the same participant that this one replaces once it connects
+    /// (its media keeps flowing until then), if any.
+    var replacing: PublisherSession?
     static let senderSSRC: UInt32 = 1
 
     init(id: String, participantId: String, stageId: String, peer: MediaPeer, offer: RemoteOffer) {
@@ -52,6 +57,19 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func producer(kind: MediaKind) -> Producer? { producers.values.first { $0.kind == kind } }
+
+    /// The sending sections that have a producer, in offer order, for `PublisherHandOver`.
+    var tracks: [PublisherHandOver.Track] {
+        offer.sections.filter { producers[$0.mid] != nil }.map { .init(mid: $0.mid, kind: MediaKind($0.kind), trackID: $0.trackID) }
+    }
+
+    /// Hands the subscribers of this session's producers to `successor`'s, track by track.
+    func handOver(to successor: PublisherSession) {
+        for (mid, successorMid) in PublisherHandOver.successors(of: tracks, in: successor.tracks) {
+            guard let producer = producers[mid], let next = successor.producers[successorMid] else { continue }
+            producer.handOver(to: next)
+        }
+    }
 
     /// The incoming bitrate each publisher may use, advertised with REMB once a second.
     static let maxIncomingBitrate: UInt64 = 6_000_000
@@ -132,8 +150,8 @@ final class PublisherSession: MediaPeerDelegate {
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
         rembTask?.cancel()
-        for producer in producers.values { producer.close() }
         onClose?(self)
+        for producer in producers.values { producer.close() }
     }
 }
 

@@ -31,6 +31,12 @@ struct ByteStreamBuffer: Sendable {
     /// The unconsumed bytes `range` (relative to the first), copied.
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(storage[(start + range.lowerBound) ..< (start + range.upperBound)]) }
 
+    /// The unconsumed bytes, mutable and in place, for a scan.
+    mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
+        let start = start
+        return storage.withUnsafeMutableBytes { body(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+    }
+
     /// Drops `length` bytes from the front.
     mutating func consume(_ length: Int) {
         start += length

@@ -15,11 +15,13 @@
 /// refuses frames longer than ``maximumFrameLength``; either breach is fatal (the stream's frame
 /// boundary can no longer be trusted) and every later call throws the same error. A
 /// zero-length frame is returned as an empty array (RFC 4571 does not forbid it).
+///
+/// Frames are found by ``RFC4571Scanner``, the scan the media server's in-place reader uses too.
 public struct RFC4571Framer: Sendable {
     /// §2: LENGTH is 16 bits.
-    public static let lengthFieldMaximum = 0xFFFF
+    public static let lengthFieldMaximum = RFC4571Scanner.lengthFieldMaximum
     /// Bytes of the LENGTH field.
-    public static let prefixLength = 2
+    public static let prefixLength = RFC4571Scanner.prefixLength
 
     /// The longest frame accepted, at most 65,535.
     public let maximumFrameLength: Int
@@ -31,7 +33,7 @@ public struct RFC4571Framer: Sendable {
     ///     1...65,535; ICE-TCP media rarely needs more than a few kilobytes).
     ///   - bufferLimit: the most bytes held at once (raised to one whole maximal frame).
     public init(maximumFrameLength: Int = RFC4571Framer.lengthFieldMaximum, bufferLimit: Int = 256 * 1024) {
-        let maximum = min(max(maximumFrameLength, 1), Self.lengthFieldMaximum)
+        let maximum = RFC4571Scanner.clampedMaximum(maximumFrameLength)
         self.maximumFrameLength = maximum
         self.buffer = ByteStreamBuffer(limit: max(bufferLimit, maximum + Self.prefixLength))
     }
@@ -57,16 +59,20 @@ public struct RFC4571Framer: Sendable {
     /// - Throws: `frameTooLarge` (fatal), or the earlier fatal error.
     public mutating func nextFrame() throws(FramingError) -> [UInt8]? {
         if let failure { throw failure }
-        guard buffer.count >= Self.prefixLength else { return nil }
-        let length = Int(buffer.uint16(at: 0))
-        guard length <= maximumFrameLength else {
-            let error = FramingError.frameTooLarge(length: length, limit: maximumFrameLength)
+        let maximum = maximumFrameLength
+        var frame: [UInt8]?
+        let (consumed, outcome) = buffer.withUnsafeMutableBytes { bytes in
+            RFC4571Scanner.scan(bytes, maximumFrameLength: maximum) { payload in
+                frame = Array(payload)
+                return false
+            }
+        }
+        buffer.consume(consumed)
+        if case .frameTooLarge(let length) = outcome {
+            let error = FramingError.frameTooLarge(length: length, limit: maximum)
             failure = error
             throw error
         }
-        guard buffer.count >= Self.prefixLength + length else { return nil }
-        let frame = buffer.bytes(Self.prefixLength ..< Self.prefixLength + length)
-        buffer.consume(Self.prefixLength + length)
         return frame
     }
 

@@ -20,6 +20,8 @@ final class HandDrivenPeer: @unchecked Sendable {
         var candidates: [SDPCandidate]
         /// The SSRC the server sends from (WHEP), if any.
         var ssrc: UInt32?
+        /// The resource to DELETE (the `Location` of the answer).
+        var location: String?
 
         func candidate(_ transport: String, address: String) -> SDPCandidate? {
             candidates.first { $0.transport.lowercased() == transport && $0.address == address }
@@ -55,7 +57,9 @@ final class HandDrivenPeer: @unchecked Sendable {
             "Content-Type": "application/sdp", "Authorization": "Bearer \(token)",
         ], body: offer())
         guard response.status == 201 else { throw Failure("POST \(path) on \(ip): \(response.status) \(response.body)") }
-        return try Self.parse(answer: response.body)
+        var answer = try Self.parse(answer: response.body)
+        answer.location = response.headers["location"]
+        return answer
     }
 
     static func parse(answer sdp: String) throws -> Answer {
@@ -107,16 +111,28 @@ final class HandDrivenPeer: @unchecked Sendable {
         throw Failure("DTLS did not finish in 10 s")
     }
 
-    /// One SRTP packet (VP8, payload type 96) with `sequence`, and 800 bytes of payload.
+    /// One SRTP packet (VP8, payload type 96) with `sequence`, and 800 bytes of payload that
+    /// start with `sequence` again (the SFU rewrites the header's, never the payload).
     func sendRTP(sequence: UInt16, over transport: any TestPacketTransport) {
         guard let srtp, let ssrc = sendingSSRC else { return }
         var packet: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, UInt8(sequence & 0xFF),
-                               UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF), 0x10]
-        packet += [UInt8](repeating: 0xAB, count: 800)
+                               UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF), 0x10,
+                               UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+        packet += [UInt8](repeating: 0xAB, count: 798)
         let length = packet.count
         packet += [UInt8](repeating: 0, count: SRTPSession.maxTrailer)
         guard let protected = packet.withUnsafeMutableBytes({ try? srtp.protectRTP($0, length: length) }) else { return }
         transport.send(Array(packet[0..<protected]))
+    }
+
+    /// The publisher's sequence number of a packet `sendRTP` sent, as forwarded (decrypted).
+    static func sentSequence(_ packet: [UInt8]) -> UInt16? {
+        packet.count >= 15 ? UInt16(packet[13]) << 8 | UInt16(packet[14]) : nil
+    }
+
+    /// The SSRC of a decrypted RTP packet.
+    static func ssrc(_ packet: [UInt8]) -> UInt32? {
+        packet.count >= 12 ? packet[8..<12].reduce(0) { $0 << 8 | UInt32($1) } : nil
     }
 
     /// The next RTP packet received on `transport`, decrypted (RTCP and anything else skipped).

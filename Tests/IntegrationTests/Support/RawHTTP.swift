@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -8,6 +9,8 @@ enum RawHTTP {
     struct Response {
         var status: Int
         var body: String
+        /// Header fields by lowercased name (the last of a repeated one).
+        var headers: [String: String] = [:]
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -30,7 +33,12 @@ enum RawHTTP {
         let text = String(decoding: received.bytes, as: UTF8.self)
         guard let split = text.range(of: "\r\n\r\n"), let statusText = text.split(separator: " ").dropFirst().first,
               let status = Int(statusText) else { throw Failure(description: "not an HTTP answer: \(text.prefix(200))") }
-        return Response(status: status, body: String(text[split.upperBound...]))
+        var fields: [String: String] = [:]
+        for line in text[..<split.lowerBound].split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, body: String(text[split.upperBound...]), headers: fields)
     }
 
     private final class Received: Sendable {

@@ -1,0 +1,51 @@
+import NIOCore
+
+/// Read bursts: the writes that reading causes (answers, DTLS, forwarded media to every
+/// subscriber) are flushed once per burst instead of once per packet.
+///
+/// Each channel handler opens at most one burst at a time (``ReadBurst``) and closes it on
+/// `channelReadComplete` or `channelInactive`. Bursts can nest (a handler's read may run while
+/// another's is open, when NIO delivers events from inside a call into it), so the engine keeps
+/// a depth and flushes only when the outermost burst ends: nothing is ever flushed from inside
+/// the handling of a packet, where a flush could fail, close a channel and call back in.
+extension MediaEngine {
+    /// One handler's open burst, so it begins and ends the engine's burst exactly once.
+    struct ReadBurst {
+        private var isOpen = false
+
+        mutating func begin(_ engine: MediaEngine) {
+            guard !isOpen else { return }
+            isOpen = true
+            engine.beginRead()
+        }
+
+        mutating func end(_ engine: MediaEngine) {
+            guard isOpen else { return }
+            isOpen = false
+            engine.endRead()
+        }
+    }
+
+    /// Whether writes are being collected for a flush at the end of the outermost burst.
+    var isInReadBurst: Bool { readDepth > 0 }
+
+    func beginRead() { readDepth += 1 }
+
+    func endRead() {
+        readDepth -= 1
+        guard readDepth == 0, needsFlush else { return }
+        needsFlush = false
+        for socket in udpSockets where socket.needsFlush {
+            socket.needsFlush = false
+            socket.channel.flush()
+        }
+        // Swapped out first (no allocation: the two arrays keep their capacity), so a flush
+        // that closes a channel and calls back in cannot change the list being walked.
+        swap(&tcpToFlush, &tcpFlushing)
+        for connection in tcpFlushing {
+            connection.needsFlush = false
+            connection.channel.flush()
+        }
+        tcpFlushing.removeAll(keepingCapacity: true)
+    }
+}
