@@ -303,18 +303,23 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Protects and sends an RTCP compound packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
-        let headroom = agent.framingHeadroom
-        guard let srtp, let buffer = srtp.protect(packet, rtcp: true, allocator: agent.allocator, headroom: headroom) else { return false }
-        return agent.write(buffer, headroom: headroom)
+        protectAndSend(packet, rtcp: true, flush: true)
     }
 
     /// Protects and sends an RTP packet (call on `eventLoop`); false before SRTP is ready.
     @discardableResult
     public func sendRTP(_ packet: UnsafeRawBufferPointer, flush: Bool = true) -> Bool {
+        protectAndSend(packet, rtcp: false, flush: flush)
+    }
+
+    /// SRTP or SRTCP into one buffer, with room for the route's framing, then out on the route.
+    private func protectAndSend(_ packet: UnsafeRawBufferPointer, rtcp: Bool, flush: Bool) -> Bool {
         let headroom = agent.framingHeadroom
-        guard let srtp, let buffer = srtp.protect(packet, rtcp: false, allocator: agent.allocator, headroom: headroom) else { return false }
-        counters.packetsSent += 1
-        counters.bytesSent += buffer.readableBytes - headroom
+        guard let srtp, let buffer = srtp.protect(packet, rtcp: rtcp, allocator: agent.allocator, headroom: headroom) else { return false }
+        if !rtcp {
+            counters.packetsSent += 1
+            counters.bytesSent += buffer.readableBytes - headroom
+        }
         return agent.write(buffer, headroom: headroom, flush: flush)
     }
 

@@ -33,6 +33,18 @@ def _free_port(kind):
         return s.getsockname()[1]
 
 
+def stop_process(proc, sig=signal.SIGTERM, timeout=10):
+    """Asks a child to end with `sig`, then kills it if it has not within `timeout` seconds."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 class StageServer:
     """One stage-server process; `restart()` keeps its ports and data dir."""
 
@@ -72,14 +84,7 @@ class StageServer:
         pytest.fail(f"stage-server not ready within 60 s\n{self.log_tail()}", pytrace=False)
 
     def stop(self):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
 
     def restart(self):
         self.stop()

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import ACCESS_KEY, REGION, REPO, SECRET_KEY
+from conftest import ACCESS_KEY, REGION, REPO, SECRET_KEY, stop_process
 
 HTTP_PORT = 8080
 MEDIA_PORT = 7880
@@ -68,13 +68,7 @@ class LabServer:
         pytest.fail(f"stage-server not ready within 60 s\n{self.log_tail()}", pytrace=False)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
     def log_tail(self, chars=3000):
         return self.log_path.read_text(errors="replace")[-chars:] if self.log_path.exists() else ""
@@ -141,13 +135,7 @@ class Participant:
         return "\n".join(self.lines())[-chars:]
 
     def leave(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, signal.SIGINT, timeout=15)
         return self.tail()
 
 
@@ -239,9 +227,7 @@ class LabTURN:
         pytest.fail("coturn not listening within 10 s", pytrace=False)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()  # coturn keeps SIGTERM blocked when its parent blocked it
-            self.proc.wait()
+        stop_process(self.proc, signal.SIGKILL)   # coturn holds nothing worth a clean exit
 
     def args(self, url):
         return ["--ice-server", url, "--ice-username", self.USER, "--ice-credential", self.PASSWORD]

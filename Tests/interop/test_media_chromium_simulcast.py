@@ -14,13 +14,16 @@ from aiortc import RTCSessionDescription
 
 from test_media_aiortc import peer, post_offer
 
+# A WHIP publisher page: camera and microphone from Chromium's fake devices, the video sent with
+# `encodings` (three simulcast layers by default), and once a second the selected candidate
+# pair as `PAIR <type> <protocol> <address> -> <type> <protocol> <address>:<port>`.
+SIMULCAST = "[{rid: 'q', scaleResolutionDownBy: 4}, {rid: 'h', scaleResolutionDownBy: 2}, {rid: 'f'}]"
 PAGE = """<!doctype html><meta charset=utf-8><script>
 (async () => {
   try {
-    const stream = await navigator.mediaDevices.getUserMedia({video: {width: 1280, height: 720, frameRate: 30}, audio: true});
+    const stream = await navigator.mediaDevices.getUserMedia({video: %(video)s, audio: true});
     const pc = new RTCPeerConnection();
-    pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly', sendEncodings: [
-      {rid: 'q', scaleResolutionDownBy: 4}, {rid: 'h', scaleResolutionDownBy: 2}, {rid: 'f'}]});
+    pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly', sendEncodings: %(encodings)s});
     pc.addTransceiver(stream.getAudioTracks()[0], {direction: 'sendonly'});
     await pc.setLocalDescription();
     await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
@@ -29,9 +32,21 @@ PAGE = """<!doctype html><meta charset=utf-8><script>
     console.log('WHIP_STATUS ' + response.status);
     await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
     pc.onconnectionstatechange = () => console.log('PC_STATE ' + pc.connectionState);
+    setInterval(async () => {
+      const stats = await pc.getStats();
+      stats.forEach(s => { if (s.type === 'candidate-pair' && s.nominated && s.state === 'succeeded') {
+        const local = stats.get(s.localCandidateId), remote = stats.get(s.remoteCandidateId);
+        console.log('PAIR ' + local.candidateType + ' ' + local.protocol + ' ' + local.address + ' -> ' + remote.candidateType + ' ' + remote.protocol + ' ' + remote.address + ':' + remote.port);
+      }});
+    }, 1000);
   } catch (e) { console.log('WHIP_ERROR ' + e); }
 })();
 </script>"""
+
+
+def publisher_page(whip, token, video="{width: 1280, height: 720, frameRate: 30}", encodings=SIMULCAST):
+    return PAGE % {"whip": whip, "token": token, "video": video, "encodings": encodings}
+
 
 CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
                   "--use-fake-device-for-media-stream", "--allow-loopback-in-peer-connection",
@@ -153,7 +168,7 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
     signaling_viewer = client.create_participant_token(stageArn=stage["arn"], userId="signaling-viewer",
                                                        capabilities=["SUBSCRIBE"])["participantToken"]
     page = tmp_path / "publish.html"
-    page.write_text(PAGE % {"whip": f"{server.url}/whip", "token": publisher["token"]})
+    page.write_text(publisher_page(f"{server.url}/whip", publisher["token"]))
     log = open(tmp_path / "chromium.log", "wb")
     browser = subprocess.Popen(["timeout", "60", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                                 page.as_uri()], stdout=log, stderr=subprocess.STDOUT)

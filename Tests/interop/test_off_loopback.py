@@ -10,7 +10,7 @@ import pytest
 
 from offnet import (LabServer, LabTURN, Participant, counter_samples, delivery, largest_media_gap, longest_decode_stall,
                     recorded_frames)
-from test_media_chromium_simulcast import CHROMIUM_FLAGS
+from test_media_chromium_simulcast import CHROMIUM_FLAGS, publisher_page
 
 FPS = 20
 RECORD_SECONDS = 6
@@ -183,31 +183,6 @@ def test_guest_address_replaced_mid_stream_recovers_within_3_s_without_rejoin(ne
     assert states[:2] == ["connecting", "connected"] and len(states) <= 3, states
 
 
-CHROMIUM_PAGE = """<!doctype html><meta charset=utf-8><script>
-(async () => {
-  try {
-    const stream = await navigator.mediaDevices.getUserMedia({video: {width: 640, height: 360, frameRate: 20}, audio: true});
-    const pc = new RTCPeerConnection();
-    pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly'});
-    pc.addTransceiver(stream.getAudioTracks()[0], {direction: 'sendonly'});
-    await pc.setLocalDescription();
-    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
-    const response = await fetch('%(whip)s', {method: 'POST', body: pc.localDescription.sdp,
-      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
-    console.log('WHIP_STATUS ' + response.status);
-    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
-    setInterval(async () => {
-      const stats = await pc.getStats();
-      stats.forEach(s => { if (s.type === 'candidate-pair' && s.nominated && s.state === 'succeeded') {
-        const local = stats.get(s.localCandidateId), remote = stats.get(s.remoteCandidateId);
-        console.log('PAIR ' + local.candidateType + ' ' + local.protocol + ' ' + local.address + ' -> ' + remote.candidateType + ' ' + remote.protocol + ' ' + remote.address + ':' + remote.port);
-      }});
-    }, 1000);
-  } catch (e) { console.log('WHIP_ERROR ' + e); }
-})();
-</script>"""
-
-
 @pytest.mark.parametrize("udp_blocked", [False, True], ids=["udp", "udp-blocked-ice-tcp"])
 def test_chromium_in_a_nat_home_publishes_over_whip_and_an_sdk_guest_watches(netlab, lab_server, tmp_path, udp_blocked):
     srv, server = lab_server
@@ -215,7 +190,8 @@ def test_chromium_in_a_nat_home_publishes_over_whip_and_an_sdk_guest_watches(net
     _resolve_stage(netlab, srv, browser_home, guest_home)
     arn = server.create_stage("chromium")
     page = tmp_path / "publish.html"
-    page.write_text(CHROMIUM_PAGE % {"whip": "http://stage.test:8080/whip", "token": server.token(arn, "chromium", "PUBLISH")["token"]})
+    page.write_text(publisher_page("http://stage.test:8080/whip", server.token(arn, "chromium", "PUBLISH")["token"],
+                                   video="{width: 640, height: 360, frameRate: 20}", encodings="[{}]"))
     browser_log = open(tmp_path / "chromium.log", "wb")
     browser = netlab.popen(browser_home, ["timeout", "60", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                                           page.as_uri()], stdout=browser_log, stderr=subprocess.STDOUT)

@@ -149,7 +149,8 @@ extension ICEAgent {
     func receive(_ bytes: UnsafeMutableRawBufferPointer, from source: STUNAddress, base: ICEBase) {
         guard bytes.count > 0 else { return }
         guard Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) == .stun else {
-            return receiveData(bytes, base: base)
+            onData?(bytes)
+            return
         }
         guard let message = try? STUNMessage(parsing: UnsafeRawBufferPointer(bytes)) else { return }
         switch message.type {
@@ -165,13 +166,6 @@ extension ICEAgent {
         default:
             return
         }
-    }
-
-    /// DTLS, SRTP and SRTCP for the peer connection, whichever path it came on (the remote may
-    /// still use the previous one for a moment after a new nomination).
-    func receiveData(_ bytes: UnsafeMutableRawBufferPointer, base: ICEBase) {
-        if route?.base === base { lastHeard = .now() }
-        onData?(bytes)
     }
 
     /// A full remote agent checks us too: answer with our password (RFC 8445 §7.3).

@@ -164,7 +164,10 @@ extension ICEAgent {
             return handleTURN(base.allocation?.receive(Array(bytes), now: .now) ?? [], base: base)
         }
         guard Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) == .stun else {
-            return receiveData(bytes, base: base)   // the media path: no address conversion per packet
+            // DTLS, SRTP, SRTCP, whichever path they came on (the remote may still use the previous
+            // one for a moment after a new nomination); no address conversion per packet.
+            onData?(bytes)
+            return
         }
         guard let stunSource = STUNAddress(source) else { return }
         receive(bytes, from: stunSource, base: base)

@@ -47,7 +47,8 @@ public final class ICEAgent: @unchecked Sendable {
     var rechecking = false
     var foundations: [String: String] = [:]
 
-    /// When anything last arrived on the route (media or a consent answer).
+    /// When the remote last proved it is there: an authenticated answer to a check or a consent
+    /// request (RFC 7675 §5.1; media is authenticated by SRTP, so its owner counts that itself).
     public internal(set) var lastHeard = NIODeadline.now()
     /// Data (DTLS, SRTP, SRTCP) from the remote, on any path.
     public var onData: ((UnsafeMutableRawBufferPointer) -> Void)?
@@ -65,12 +66,21 @@ public final class ICEAgent: @unchecked Sendable {
     /// How often local addresses are looked at (an address change is acted on within this).
     public var interfacePollInterval: TimeAmount = .milliseconds(500)
 
-    struct Route {
+    /// A class, so the media path reads one reference per packet rather than copying the fields.
+    final class Route {
         let pair: Int
         let base: ICEBase
         let local: ICECandidate
         let remote: ICECandidate
         let destination: SocketAddress
+
+        init(pair: Int, base: ICEBase, local: ICECandidate, remote: ICECandidate, destination: SocketAddress) {
+            self.pair = pair
+            self.base = base
+            self.local = local
+            self.remote = remote
+            self.destination = destination
+        }
     }
 
     public init(configuration: ICEConfiguration = ICEConfiguration(), eventLoop: any EventLoop, credentials: ICECredentials = .random()) {
