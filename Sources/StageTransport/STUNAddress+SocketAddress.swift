@@ -18,3 +18,10 @@ extension STUNAddress {
         }
     }
 }
+
+extension SocketAddress {
+    /// The socket form of a STUN transport address.
+    init(_ address: STUNAddress) throws {
+        self = try SocketAddress(ipAddress: address.ip.description, port: Int(address.port))
+    }
+}

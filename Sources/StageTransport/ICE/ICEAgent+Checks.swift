@@ -77,7 +77,7 @@ extension ICEAgent {
         handle(checkList.tick(now: .now))
         checkTimer?.cancel()
         if let deadline = checkList.nextDeadline {
-            checkTimer = eventLoop.scheduleTask(in: TimeAmount(clamping: deadline - .now)) { [weak self] in
+            checkTimer = eventLoop.scheduleTask(in: TimeAmount(deadline - .now)) { [weak self] in
                 self?.runChecks()
             }
         }

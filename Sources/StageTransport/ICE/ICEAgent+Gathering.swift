@@ -40,7 +40,7 @@ extension ICEAgent {
                 }
             }
             if pendingGathering == 0 { promise.succeed() }
-            eventLoop.scheduleTask(in: TimeAmount(clamping: configuration.gatheringTimeout)) { promise.succeed() }
+            eventLoop.scheduleTask(in: TimeAmount(configuration.gatheringTimeout)) { promise.succeed() }
             return promise.futureResult
         }.get()
         try await done.get()
@@ -219,7 +219,7 @@ extension ICEAgent {
     private func scheduleTURNTimer(_ base: ICEBase) {
         base.turnTimer?.cancel()
         guard !base.isClosed, let deadline = base.allocation?.nextTimeout else { return }
-        base.turnTimer = eventLoop.scheduleTask(in: TimeAmount(clamping: deadline - .now)) { [weak self] in
+        base.turnTimer = eventLoop.scheduleTask(in: TimeAmount(deadline - .now)) { [weak self] in
             guard let self, !base.isClosed else { return }
             self.handleTURN(base.allocation?.tick(now: .now) ?? [], base: base)
         }

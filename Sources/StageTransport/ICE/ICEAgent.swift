@@ -185,11 +185,3 @@ public final class ICEAgent: @unchecked Sendable {
         }.get()
     }
 }
-
-extension TimeAmount {
-    /// A clock's `Duration` as an event-loop delay (never negative).
-    init(clamping duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-    }
-}

@@ -25,10 +25,3 @@ enum ICELocalInterfaces {
         return address.isIPv4 ? 65535 - 64 - index : 65535 - index
     }
 }
-
-extension SocketAddress {
-    /// The socket form of a STUN transport address.
-    init(_ address: STUNAddress) throws {
-        self = try SocketAddress(ipAddress: address.ip.description, port: Int(address.port))
-    }
-}
