@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "stage-server", targets: ["stage-server"]),
         .executable(name: "stage", targets: ["stage"]),
         .executable(name: "stage-bench", targets: ["stage-bench"]),
+        .executable(name: "stage-compositor", targets: ["stage-compositor"]),
         .library(name: "StageKit", targets: ["StageKit"]),
     ],
     dependencies: [
@@ -42,6 +43,16 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .target(name: "CMediaShims", dependencies: ["CVPX", "COpus"]),
+        // The compositor's C libraries: FFmpeg's codecs and muxers (H.264 via libx264, AAC, fMP4)
+        // and libyuv (scaling, blending). Only StageCompositor links them (see README, Licence).
+        .systemLibrary(name: "CAV", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        // HLS: the part/segment model and the playlist writers (LL-HLS, classic, VOD, master),
+        // shared by the compositor (produces parts) and the server (serves, blocks). Foundation only.
+        .target(name: "StageHLS", swiftSettings: strict),
+        // Server-side composition: layout (grid/PiP as IVS defines them), scaling and blending
+        // (libyuv), audio mix, H.264/AAC encode and CMAF mux (libavcodec/libavformat).
+        .target(name: "StageCompositor", dependencies: ["StageMedia", "StageHLS", "CAV", "CYUV"], swiftSettings: strict),
         // Client media: VP8/Opus codecs, RTP packetizers, jitter buffer, frames, devices and files.
         .target(name: "StageMedia", dependencies: ["StageWire", "CVPX", "COpus", "CMediaShims"], swiftSettings: strict),
         // Media transport: DTLS (OpenSSL, sans-IO), SRTP (libsrtp2), ICE-lite, the UDP port.
@@ -66,7 +77,7 @@ let package = Package(
         .target(
             name: "StageServer",
             dependencies: [
-                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageWire",
+                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageWire", "StageHLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -131,6 +142,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        .executableTarget(
+            name: "stage-compositor",
+            dependencies: [
+                "StageCompositor", "StageKit", "StageMedia", "StageHLS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         // Examples/: the IVS guide's strategies as small programs (built with the package).
         .executableTarget(name: "example-video-chat", dependencies: ["StageKit"], path: "Examples/VideoChat", exclude: ["README.md"]),
         .executableTarget(name: "example-moderated-stage", dependencies: ["StageKit"], path: "Examples/ModeratedStage", exclude: ["README.md"]),
@@ -145,8 +163,10 @@ let package = Package(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol"]),
+        .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol", "StageHLS"]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol"]),
+        .testTarget(name: "StageHLSTests", dependencies: ["StageHLS"]),
+        .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,0 +1,2 @@
+/// HLS for the compositor's channels and recordings: see `HLSPlaylist` and `PartManifest`.
+enum StageHLS {}

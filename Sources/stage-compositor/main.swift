@@ -1,0 +1,1 @@
+print("stage-compositor: not yet")
