@@ -66,6 +66,61 @@ enum StoreMigrations {
                     created_at REAL NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2-composition") { db in
+            try db.execute(sql: """
+                CREATE TABLE encoder_configuration (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    framerate REAL NOT NULL,
+                    bitrate INTEGER NOT NULL,
+                    tags TEXT NOT NULL,
+                    created_at REAL NOT NULL);
+                CREATE TABLE storage_configuration (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    bucket_name TEXT NOT NULL,
+                    tags TEXT NOT NULL,
+                    created_at REAL NOT NULL);
+                CREATE TABLE channel (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    latency_mode TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    preset TEXT NOT NULL,
+                    insecure_ingest INTEGER NOT NULL,
+                    container_format TEXT NOT NULL,
+                    tags TEXT NOT NULL,
+                    stream_key_id TEXT NOT NULL UNIQUE,
+                    stream_key_value TEXT NOT NULL,
+                    created_at REAL NOT NULL);
+                CREATE INDEX channel_by_name ON channel(name, seq);
+                CREATE TABLE composition (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    stage_id TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    state_reason TEXT,
+                    layout TEXT NOT NULL,
+                    destinations TEXT NOT NULL,
+                    tags TEXT NOT NULL,
+                    start_time REAL NOT NULL,
+                    end_time REAL,
+                    idempotency_token TEXT UNIQUE,
+                    request_digest TEXT NOT NULL,
+                    channel_id TEXT,
+                    stream_id TEXT NOT NULL,
+                    encoder_configuration_ids TEXT NOT NULL,
+                    storage_configuration_ids TEXT NOT NULL);
+                CREATE INDEX composition_by_stage ON composition(stage_id, seq);
+                CREATE INDEX composition_by_channel ON composition(channel_id, state);
+                CREATE INDEX composition_by_state ON composition(state);
+                """)
+        }
         return migrator
     }
 }
