@@ -36,11 +36,16 @@ struct CompositionPlan: Sendable, Equatable {
 
     struct RecordingTarget: Sendable, Equatable {
         var destinationIndex: Int
-        /// `<data dir>/s3/<bucketName>/<recordingPrefix>`; the recorder creates what is missing.
+        /// `<data dir>/s3/<bucketName>/<recordingPrefix>`, the prefix being IVS's
+        /// `<stageId>/<compositionId>/<destinationId>/composite`; the recorder creates what is
+        /// missing and writes IVS's layout below it (`events/`, `media/hls/`, thumbnails).
         var directory: URL
         var targetSegmentDurationSeconds: Int
         /// Seconds between JPEG thumbnails; nil: no thumbnails.
         var thumbnailIntervalSeconds: Int?
+        /// With thumbnails: "SEQUENTIAL" (`media/thumbnails/<w>x<h>/`) and/or "LATEST"
+        /// (`media/latest_thumbnail/<w>x<h>/thumb.jpg`), as IVS lays them out under the prefix.
+        var thumbnailStorage: [String] = []
     }
 }
 
