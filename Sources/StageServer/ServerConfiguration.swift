@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     /// PEM certificate chain and private key: HTTP, WHIP/WHEP and signaling are then served over
     /// TLS, and the default public URL is `https://127.0.0.1:<httpPort>`.
     public var tls: TLSFiles? = nil
+    /// Seconds a composition runs on after the last publisher left its stage (or after its start,
+    /// when nobody publishes) before it stops by itself, as IVS does after one minute.
+    public var compositionIdleTimeoutSeconds: Double = 60
 
     /// The ICE-TCP port when `mediaTCPPort` is not given.
     public static let defaultMediaTCPPort = 7881

@@ -24,6 +24,7 @@ public enum StageServerApp {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store(path: configuration.dataDirectory.appendingPathComponent("proscenium.sqlite").path)
         try await store.closeDanglingSessions(at: Date())
+        try await store.stopDanglingCompositions(at: Date())
         let accountId = try store.metaValue("account_id", make: Identifiers.accountId)
         let names = ResourceNames(region: configuration.region, accountId: accountId)
         let signer = try ParticipantTokenSigner(pemRepresentation: ServerSecrets.tokenSigningKeyPEM(dataDirectory: configuration.dataDirectory))
@@ -31,7 +32,14 @@ public enum StageServerApp {
         let (accessKey, created) = try ServerSecrets.accessKey(configuration: configuration)
         let hub = SignalingHub(store: store)
         let endpoints = PublicEndpoints(baseURL: configuration.resolvedPublicURL)
-        let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints)
+        let board = CompositionBoard(store: store, idleTimeout: configuration.compositionIdleTimeoutSeconds,
+                                     publisherCount: { await hub.publisherCount(stageId: $0) })
+        let runner = makeCompositionRunner(configuration: configuration, board: board, endpoints: endpoints)
+        await board.attach(runner)
+        await board.startWatching()
+        let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints, board: board,
+                                        runner: runner, storageRoot: configuration.dataDirectory.appendingPathComponent("s3", isDirectory: true),
+                                        viewerCount: { _ in 0 })  // wired by the HLS origin
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
         let admission = TokenAdmission(verifier: verifier, store: store, names: names)
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
@@ -79,6 +87,7 @@ public enum StageServerApp {
             logger: Logger(label: "proscenium.http")
         )
         try await app.runService()
+        await board.stopWatching()
         await hub.closeAll()
         await engine.close()
         try? await store.flush()

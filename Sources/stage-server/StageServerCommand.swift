@@ -46,6 +46,10 @@ struct StageServerCommand: AsyncParsableCommand {
     var tlsCert: String?
     @Option(help: ArgumentHelp("PEM private key of the --tls-cert certificate.", valueName: "pem-file"))
     var tlsKey: String?
+    @Option(help: ArgumentHelp("A composition stops by itself this long after the last publisher left its stage, "
+                               + "or this long after its start when nobody publishes (IVS: 60).",
+                               valueName: "seconds"))
+    var compositionIdleTimeout: Double = 60
     @Flag(help: .hidden)
     var exitWhenStdinCloses = false
     /// Tests: the ICE-TCP limits (see `ICETCPLimits`).
@@ -68,6 +72,9 @@ struct StageServerCommand: AsyncParsableCommand {
         }
         for ip in publicIP {
             do { _ = try ServerConfiguration.validatePublicIP(ip) } catch { throw ValidationError(error.description) }
+        }
+        guard compositionIdleTimeout > 0, compositionIdleTimeout.isFinite else {
+            throw ValidationError("--composition-idle-timeout must be a positive number of seconds")
         }
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level '\(logLevel)'") }
@@ -113,6 +120,7 @@ struct StageServerCommand: AsyncParsableCommand {
             host: host, httpPort: httpPort, mediaPort: mediaPort, mediaTCPPort: mediaTcpPort,
             dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIPs: publicIP, region: region,
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
+        configuration.compositionIdleTimeoutSeconds = compositionIdleTimeout
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }
         if let iceTcpMaxUnauthenticated { configuration.iceTCPLimits.maximumUnauthenticated = iceTcpMaxUnauthenticated }
         if let iceTcpMaxUnauthenticatedPerSource { configuration.iceTCPLimits.maximumUnauthenticatedPerSource = iceTcpMaxUnauthenticatedPerSource }

@@ -9,11 +9,13 @@ struct APIError: Error, Hashable {
         case conflict = "ConflictException"
         case quotaExceeded = "ServiceQuotaExceededException"
         case internalError = "InternalServerException"
+        /// `ivs` GetStream on a channel that is not live (404 in the model).
+        case channelNotBroadcasting = "ChannelNotBroadcasting"
 
         var status: HTTPResponse.Status {
             switch self {
             case .validation: .badRequest
-            case .notFound: .notFound
+            case .notFound, .channelNotBroadcasting: .notFound
             case .accessDenied: .forbidden
             case .conflict: .conflict
             case .quotaExceeded: .init(code: 402)
@@ -29,4 +31,5 @@ struct APIError: Error, Hashable {
     static func notFound(_ message: String) -> APIError { .init(kind: .notFound, message: message) }
     static func accessDenied(_ message: String) -> APIError { .init(kind: .accessDenied, message: message) }
     static func conflict(_ message: String) -> APIError { .init(kind: .conflict, message: message) }
+    static func quotaExceeded(_ message: String) -> APIError { .init(kind: .quotaExceeded, message: message) }
 }

@@ -73,6 +73,7 @@ extension ControlPlane {
         let (arn, id) = try stageARN(fields, "arn")
         guard try await store.deleteStage(id: id) else { throw APIError.notFound("arn: stage \(arn) does not exist") }
         await hub.closeStage(stageId: id)
+        await board.stopCompositions(ofStage: id, reason: "the stage was deleted")
         ServerLog.api.info("stage deleted", metadata: ["stage": "\(id)"])
         return IVSAPI.Empty()
     }

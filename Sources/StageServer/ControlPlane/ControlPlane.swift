@@ -13,20 +13,40 @@ struct PublicEndpoints: Sendable {
     }
     func events(stageId: String) -> String { "\(webSocketBase)/events/\(stageId)" }
     var whip: String { "\(baseURL)/whip" }
+    /// The HLS master playlist of a channel: `<base>/hls/<channelId>/master.m3u8`.
+    func playbackURL(channelId: String) -> String { "\(baseURL)/hls/\(channelId)/master.m3u8" }
+    /// A web page that plays the channel: `<base>/play/<channelId>`.
+    func playerURL(channelId: String) -> String { "\(baseURL)/play/\(channelId)" }
+    /// The host (and port) of the base URL: a channel's `ingestEndpoint`.
+    var host: String {
+        guard let url = URL(string: baseURL), let host = url.host else { return baseURL }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
 }
 
-/// The Amazon IVS Real-Time operations (`POST /<Operation>`), over the store and the live
-/// signaling state. Each operation validates its whole input before it changes anything.
+/// The Amazon IVS Real-Time operations and the `ivs` channel operations (`POST /<Operation>`;
+/// the two services' operation names are disjoint), over the store, the live signaling state
+/// and the composition board. Each operation validates its whole input before it changes anything.
 struct ControlPlane: Sendable {
     let store: Store
     let names: ResourceNames
     let signer: ParticipantTokenSigner
     let hub: SignalingHub
     let endpoints: PublicEndpoints
+    let board: CompositionBoard
+    let runner: any CompositionRunner
+    /// `<data dir>/s3`: a storage configuration's bucket is the directory `<storageRoot>/<bucketName>`.
+    let storageRoot: URL
+    /// channelId → viewers of its HLS stream now (from the HLS origin).
+    let viewerCount: @Sendable (String) async -> Int
 
     typealias Operation = @Sendable (ControlPlane, [UInt8]) async throws -> any Encodable & Sendable
 
-    static let operations: [String: Operation] = [
+    static let operations: [String: Operation] = realTimeOperations
+        .merging(compositionOperations) { first, _ in first }
+        .merging(channelOperations) { first, _ in first }
+
+    static let realTimeOperations: [String: Operation] = [
         "CreateStage": { try await $0.createStage($1) },
         "GetStage": { try await $0.getStage($1) },
         "ListStages": { try await $0.listStages($1) },
@@ -48,7 +68,7 @@ struct ControlPlane: Sendable {
     /// Runs one operation; anything that is not an APIError becomes InternalServerException.
     func handle(operation name: String, body: [UInt8]) async throws(APIError) -> any Encodable & Sendable {
         guard let operation = Self.operations[name] else {
-            throw APIError(kind: .notFound, message: "operation: '\(name)' is not an ivs-realtime operation served here")
+            throw APIError(kind: .notFound, message: "operation: '\(name)' is not an ivs-realtime or ivs operation served here")
         }
         do {
             return try await operation(self, body)
@@ -85,7 +105,13 @@ struct ControlPlane: Sendable {
         return id
     }
 
-    func maxResults(_ fields: RequestFields) throws(APIError) -> Int {
-        try fields.integer("maxResults", range: 1...100) ?? 50
+    /// `maxResults`, 1–`limit`; IVS's default is 50 for the stage APIs, 100 for the others.
+    func maxResults(_ fields: RequestFields, limit: Int = 100, default value: Int = 50) throws(APIError) -> Int {
+        try fields.integer("maxResults", range: 1...limit) ?? value
+    }
+
+    /// `nextToken`, as the model constrains it.
+    func pageStart(_ fields: RequestFields) throws(APIError) -> Int64 {
+        try PageToken.decode(fields.string("nextToken", length: 0...1024)) ?? 0
     }
 }

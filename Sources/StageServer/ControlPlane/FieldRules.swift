@@ -42,6 +42,36 @@ enum FieldRules {
         return result
     }
 
+    /// The `ivs` model's tag pattern `[\p{L}\p{Z}\p{N}_.:/=+\-@]`, for channel tags.
+    static func isIVSTagCharacter(_ c: Character) -> Bool {
+        c.isLetter || c.isNumber || c.unicodeScalars.allSatisfy { $0.properties.generalCategory == .spaceSeparator } || "_.:/=+-@".contains(c)
+    }
+
+    /// `checkTags` and the `ivs` model's tag characters.
+    static func checkIVSTags(_ tags: [String: String], field: String) throws(APIError) {
+        try checkTags(tags, field: field)
+        for (key, value) in tags.sorted(by: { $0.key < $1.key }) {
+            if let bad = key.first(where: { !isIVSTagCharacter($0) }) {
+                throw .validation("\(field): character '\(bad)' not allowed in tag key '\(key)'; allowed: letters, digits, spaces and _.:/=+-@")
+            }
+            if let bad = value.first(where: { !isIVSTagCharacter($0) }) {
+                throw .validation("\(field).\(key): character '\(bad)' not allowed in a tag value; allowed: letters, digits, spaces and _.:/=+-@")
+            }
+        }
+    }
+
+    /// `arn:aws:ivs:[a-z0-9-]+:[0-9]+:<type>/[a-zA-Z0-9-]+`, whole.
+    static func matchesARN(_ arn: String, type: String) -> Bool {
+        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0] == "arn", parts[1] == "aws", parts[2] == "ivs" else { return false }
+        guard !parts[3].isEmpty, parts[3].allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) else { return false }
+        guard !parts[4].isEmpty, parts[4].allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        let resource = parts[5]
+        guard resource.hasPrefix(type + "/") else { return false }
+        let id = resource.dropFirst(type.count + 1)
+        return !id.isEmpty && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+
     static let defaultTokenMinutes = 720
     static let tokenMinutes = 1...20160
 }

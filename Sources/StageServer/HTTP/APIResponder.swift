@@ -23,6 +23,7 @@ struct APIResponder: Sendable {
         switch result {
         case .success(let output):
             ServerMetrics.apiRequest(operation: operation, outcome: "ok")
+            if output is IVSAPI.NoContent { return Response(status: .noContent) }
             return json(.ok, output)
         case .failure(let error):
             ServerMetrics.apiRequest(operation: operation, outcome: error.kind.rawValue)
