@@ -55,7 +55,6 @@ public final class RenditionEncoder {
     public func encode(picture: EncoderPicture, audio samples: UnsafeBufferPointer<Float>) throws(AVError) -> CMAFPart? {
         guard !finished else { throw .finished }
         let index = frameCount
-        if index == part.firstFrame { part.keyframe = nil }
         let packets = try video.encode(picture, index: index, keyframe: timeline.startsSegment(index)) { (packet) throws(AVError) in
             try writeVideo(packet)
         }

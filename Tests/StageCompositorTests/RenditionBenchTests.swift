@@ -20,7 +20,9 @@ struct RenditionBenchTests {
     /// Encodes 5 s of the moving pattern + tone into 1280×720@30 (2.5 Mb/s) and 640×360@30
     /// (0.8 Mb/s), both veryfast, and prints CPU and wall time per output second. Pictures and
     /// audio are made beforehand (the 360p picture is an independent pattern here; in the
-    /// compositor it is a libyuv downscale of the canvas, which costs ~1 ms a frame).
+    /// compositor it is a libyuv downscale of the canvas, which costs ~1 ms a frame). CPU time is
+    /// the whole process's (x264 runs its own threads): run this suite alone
+    /// (`--filter RenditionBenchTests`) for a figure other suites do not inflate.
     /// `noisy` adds camera-like grain (±12 luma, different every frame) so the encoder has to
     /// spend its whole bitrate; the bare pattern is nearly static and undershoots.
     @Test("720p + 360p at veryfast: CPU and wall time per output second",
