@@ -7,6 +7,8 @@ public struct HLSChunk: Sendable, Equatable {
         case initialization = "init"
         /// One CMAF fragment (`moof`+`mdat`): an LL-HLS part (RFC 8216bis §4.4.4.9).
         case part
+        /// A JPEG picture of the output (recording thumbnails).
+        case thumbnail
         /// No more parts from this producer: the last segment is complete.
         case end
     }

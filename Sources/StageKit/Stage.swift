@@ -166,6 +166,14 @@ public final class Stage {
         perform(StrategyDiff.actions(from: applied, to: desiredState(), publishers: Set(remotes.keys)))
     }
 
+    /// Chooses which simulcast layer of a participant's video the server forwards to us
+    /// (`"q"`, `"h"` or `"f"`: quarter, half, full size; nil: the server's choice, the top one).
+    /// Takes effect once subscribed; an unknown layer is reported through the error delegate.
+    public func preferLayer(_ rid: String?, forParticipant participantId: String) {
+        guard connectionState == .connected else { return }
+        channel?.send(.preferLayer(.init(participantId: participantId, rid: rid)))
+    }
+
     /// The streams the local participant publishes now, as confirmed by the server.
     public var publishedStreams: [LocalStageStream] {
         localStreams.filter { stream in confirmedLocal.contains { $0.streamId == stream.streamId } }

@@ -11,6 +11,8 @@ enum StrategyChoice: String, ExpressibleByArgument, CaseIterable {
     case viewer
     /// The background pattern: stop publishing, receive audio only.
     case audioOnly = "audio-only"
+    /// Publish and receive nothing: a host whose audience watches the composed channel.
+    case broadcast
 
     static var help: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
@@ -30,12 +32,13 @@ final class ExampleStrategy: StageStrategy {
         case .videoChat, .viewer: .audioVideo
         case .moderated: participant.attributes["role"] == "moderator" ? .none : .audioVideo
         case .audioOnly: .audioOnly
+        case .broadcast: .none
         }
     }
 
     func stage(_ stage: Stage, shouldPublishParticipant participant: ParticipantInfo) -> Bool {
         switch choice {
-        case .videoChat: true
+        case .videoChat, .broadcast: true
         case .moderated: participant.attributes["role"] != "moderator"
         case .viewer, .audioOnly: false
         }

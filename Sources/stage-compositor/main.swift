@@ -1,1 +1,0 @@
-print("stage-compositor: not yet")
