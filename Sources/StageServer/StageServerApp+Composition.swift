@@ -1,27 +1,34 @@
 import Foundation
+import StageProtocol
 
 extension StageServerApp {
-    /// The runner of server-side compositions. For now a stand-in that fails every composition
-    /// with "compositor not available"; the compositor supervisor replaces this body.
-    /// - Parameters:
-    ///   - configuration: the server's configuration (data directory, idle timeout…).
-    ///   - board: where the runner reports composition and destination states.
-    ///   - endpoints: the public URLs (playback URLs of channels).
-    static func makeCompositionRunner(configuration: ServerConfiguration, board: CompositionBoard,
+    /// The runner of server-side compositions: a supervisor of `stage-compositor` processes
+    /// (found beside this executable, or at `STAGE_COMPOSITOR_BIN`), feeding `origin`.
+    static func makeCompositionRunner(configuration: ServerConfiguration, board: CompositionBoard, origin: HLSOrigin,
+                                      signer: ParticipantTokenSigner, names: ResourceNames,
                                       endpoints: PublicEndpoints) -> any CompositionRunner {
-        UnavailableCompositionRunner(board: board)
+        let executable = ProcessInfo.processInfo.environment["STAGE_COMPOSITOR_BIN"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("stage-compositor")
+        let environment = CompositorSupervisor.Environment(
+            executable: executable, origin: origin, board: board,
+            mintToken: { stageId, compositionId in
+                try compositorToken(stageId: stageId, compositionId: compositionId, signer: signer, names: names, endpoints: endpoints)
+            },
+            caFile: configuration.tls?.certificateChain)
+        return CompositorSupervisor(environment: environment)
     }
-}
 
-/// Fails each composition as soon as it starts: there is no compositor in this build.
-struct UnavailableCompositionRunner: CompositionRunner {
-    let board: CompositionBoard
-
-    func start(_ plan: CompositionPlan) async {
-        await board.composition(plan.compositionId, didBecome: .failed, reason: "compositor not available")
-    }
-
-    func stop(compositionId: String) async {
-        await board.composition(compositionId, didBecome: .stopped, reason: "stopped")
+    /// A subscribe-only token for the compositor (twelve hours, renewed on each restart). It is
+    /// not stored: nobody lists or disconnects the compositor, and it publishes nothing.
+    static func compositorToken(stageId: String, compositionId: String, signer: ParticipantTokenSigner, names: ResourceNames,
+                                endpoints: PublicEndpoints) throws -> String {
+        let now = Int(Date().timeIntervalSince1970)
+        let claims = ParticipantTokenClaims(
+            exp: now + 12 * 3600, iat: now, jti: "composition-\(compositionId)", resource: names.stage(stageId), topic: stageId,
+            eventsURL: endpoints.events(stageId: stageId), whipURL: endpoints.whip, userId: "composition",
+            attributes: ["composition": compositionId],
+            capabilities: Capabilities(allowPublish: false, allowSubscribe: true))
+        return try signer.sign(claims)
     }
 }

@@ -34,12 +34,14 @@ public enum StageServerApp {
         let endpoints = PublicEndpoints(baseURL: configuration.resolvedPublicURL)
         let board = CompositionBoard(store: store, idleTimeout: configuration.compositionIdleTimeoutSeconds,
                                      publisherCount: { await hub.publisherCount(stageId: $0) })
-        let runner = makeCompositionRunner(configuration: configuration, board: board, endpoints: endpoints)
+        let origin = HLSOrigin()
+        let runner = makeCompositionRunner(configuration: configuration, board: board, origin: origin, signer: signer, names: names,
+                                           endpoints: endpoints)
         await board.attach(runner)
         await board.startWatching()
         let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints, board: board,
                                         runner: runner, storageRoot: configuration.dataDirectory.appendingPathComponent("s3", isDirectory: true),
-                                        viewerCount: { _ in 0 })  // wired by the HLS origin
+                                        viewerCount: { await origin.viewerCount(channelId: $0) })
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
         let admission = TokenAdmission(verifier: verifier, store: store, names: names)
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
@@ -50,7 +52,7 @@ public enum StageServerApp {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: StageRequestContext.self)
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -60,6 +62,7 @@ public enum StageServerApp {
             await api.respond(request, operation: context.parameters.get("operation") ?? "")
         }
         whip.addRoutes(to: router)
+        HLSResponder(origin: origin).addRoutes(to: router)
         router.ws("/events/:stageId") { _, _ in
             .upgrade([:])
         } onUpgrade: { inbound, outbound, context in

@@ -48,8 +48,9 @@ def stop_process(proc, sig=signal.SIGTERM, timeout=10):
 class StageServer:
     """One stage-server process; `restart()` keeps its ports and data dir."""
 
-    def __init__(self, binary, workdir):
+    def __init__(self, binary, workdir, extra_args=()):
         self.binary = binary
+        self.extra_args = list(extra_args)
         self.data_dir = workdir / "data"
         self.data_dir.mkdir()
         self.log_path = workdir / "server.log"
@@ -61,7 +62,7 @@ class StageServer:
     def start(self):
         env = dict(os.environ, STAGE_ACCESS_KEY_ID=ACCESS_KEY, STAGE_SECRET_ACCESS_KEY=SECRET_KEY)
         args = [str(self.binary), "--http-port", str(self.http_port), "--data-dir", str(self.data_dir),
-                "--media-port", str(self.media_port), "--public-url", self.url]
+                "--media-port", str(self.media_port), "--public-url", self.url, *self.extra_args]
         with open(self.log_path, "ab") as log:
             log.write(f"\n=== starting: {' '.join(args)}\n".encode())
             log.flush()
@@ -98,13 +99,17 @@ class StageServer:
         return "--- stage-server log tail ---\n" + "\n".join(text.splitlines()[-lines:])
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
+def server_binary():
     binary = pathlib.Path(os.environ.get("STAGE_SERVER_BIN", REPO / ".build/debug/stage-server"))
     if not binary.is_file():
         pytest.fail(f"stage-server binary not found at {binary} (run `swift build` or set STAGE_SERVER_BIN)",
                     pytrace=False)
-    srv = StageServer(binary, tmp_path_factory.mktemp("stage-server"))
+    return binary
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    srv = StageServer(server_binary(), tmp_path_factory.mktemp("stage-server"))
     try:
         srv.start()
         yield srv

@@ -6,4 +6,5 @@ enum ServerLog {
     static let store = Logger(label: "proscenium.store")
     static let api = Logger(label: "proscenium.api")
     static let signaling = Logger(label: "proscenium.signaling")
+    static let composition = Logger(label: "proscenium.composition")
 }
