@@ -21,8 +21,10 @@ public final class RenditionEncoder {
     private let muxer: CMAFMuxer
     private var pacer: EncoderAudioPacer
 
-    /// Frames encoded so far; the next frame's index.
+    /// Frame intervals encoded so far (held pictures count every interval); the next frame's index.
     public private(set) var frameCount = 0
+    /// Intervals the picture being encoded lasts (its packet's duration).
+    private var heldIntervals = 1
     private var part = PartProgress()
     private var finished = false
 
@@ -51,24 +53,36 @@ public final class RenditionEncoder {
     /// - Parameters:
     ///   - picture: I420, the configured size.
     ///   - audio: interleaved stereo float samples (-1…1), 48 kHz.
+    ///   - intervals: how many frame intervals this picture lasts (1 normally). A compositor
+    ///     that fell behind the wall clock holds a picture for several intervals instead of
+    ///     encoding every one, so its output stays live; the held span never crosses a part
+    ///     boundary (see ``intervalsLeftInPart``), so parts and segments stay on the grid.
     /// - Returns: the part this frame completed, if it was the last frame of one.
-    public func encode(picture: EncoderPicture, audio samples: UnsafeBufferPointer<Float>) throws(AVError) -> CMAFPart? {
+    public func encode(picture: EncoderPicture, audio samples: UnsafeBufferPointer<Float>,
+                       intervals: Int = 1) throws(AVError) -> CMAFPart? {
         guard !finished else { throw .finished }
         let index = frameCount
+        let span = max(1, min(intervals, intervalsLeftInPart))
+        heldIntervals = span
         let packets = try video.encode(picture, index: index, keyframe: timeline.startsSegment(index)) { (packet) throws(AVError) in
             try writeVideo(packet)
         }
         guard packets == 1 else { throw .encoderDelayedOutput(frame: index, packets: packets) }
-        frameCount += 1
+        frameCount += span
+        part.pictures += 1
         pacer.append(interleaved: samples)
-        try encodeAudio(upTo: pacer.target(afterFrame: index))
-        return timeline.endsPart(index) ? try cutPart() : nil
+        let last = index + span - 1
+        try encodeAudio(upTo: pacer.target(afterFrame: last))
+        return timeline.endsPart(last) ? try cutPart() : nil
     }
 
+    /// Frame intervals from the next frame to the end of its part: the longest a picture may be held.
+    public var intervalsLeftInPart: Int { configuration.framesPerPart - frameCount % configuration.framesPerPart }
+
     /// ``encode(picture:audio:)`` for a ``VideoFrame`` and an interleaved stereo float array.
-    public func encode(video frame: VideoFrame, audio samples: [Float]) throws(AVError) -> CMAFPart? {
+    public func encode(video frame: VideoFrame, audio samples: [Float], intervals: Int = 1) throws(AVError) -> CMAFPart? {
         try frame.withEncoderPicture { (picture) throws(AVError) in
-            try samples.withUnsafeBufferPointer { (buffer) throws(AVError) in try encode(picture: picture, audio: buffer) }
+            try samples.withUnsafeBufferPointer { (buffer) throws(AVError) in try encode(picture: picture, audio: buffer, intervals: intervals) }
         }
     }
 
@@ -109,6 +123,8 @@ public final class RenditionEncoder {
     private struct PartProgress {
         var firstFrame = 0
         var videoSamples = 0
+        /// Pictures given to the encoder (fewer than the frame span when some were held).
+        var pictures = 0
         var audioSamples = 0
         /// Whether the part's first video sample is a keyframe (`nil` until it is written).
         var keyframe: Bool?
@@ -125,7 +141,7 @@ public final class RenditionEncoder {
         if part.keyframe == nil { part.keyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0 }
         packet.pointee.pts = timeline.videoTime(packet.pointee.pts)
         packet.pointee.dts = timeline.videoTime(packet.pointee.dts)
-        packet.pointee.duration = Int64(timeline.ticksPerFrame)
+        packet.pointee.duration = Int64(timeline.ticksPerFrame * heldIntervals)
         try muxer.write(packet, stream: muxer.videoStream)
         part.videoSamples += 1
     }
@@ -141,7 +157,9 @@ public final class RenditionEncoder {
     private func cutPart() throws(AVError) -> CMAFPart {
         let first = part.firstFrame
         let frames = frameCount - first
-        guard part.videoSamples == frames else { throw .encoderDelayedOutput(frame: frameCount - 1, packets: part.videoSamples - frames) }
+        guard part.videoSamples == part.pictures else {
+            throw .encoderDelayedOutput(frame: frameCount - 1, packets: part.videoSamples - part.pictures)
+        }
         let bytes = try muxer.cutFragment()
         let cut = CMAFPart(
             bytes: bytes, firstFrameIndex: first, frameCount: frames,

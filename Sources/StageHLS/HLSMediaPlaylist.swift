@@ -53,14 +53,14 @@ public struct HLSMediaPlaylist: Sendable {
         }
         lines.append("#EXT-X-MEDIA-SEQUENCE:\(rendition.mediaSequence)")
         if rendition.discontinuitySequence > 0 { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(rendition.discontinuitySequence)") }
-        // Parts are listed for the segments within the last three target durations (§4.4.4.9).
+        // Parts are listed for the segments that start within the last three target durations (§4.4.4.9).
         var partsFrom = Int.max
         if partTarget != nil {
             var span = 0.0
             for segment in rendition.segments.reversed() {
-                partsFrom = segment.sequence
                 span += segment.duration
-                if span >= Double(3 * target) { break }
+                if span > Double(3 * target) + 0.001 && partsFrom != Int.max { break }
+                partsFrom = segment.sequence
             }
         }
         var currentInit: Int?

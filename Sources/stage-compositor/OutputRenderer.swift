@@ -32,6 +32,8 @@ final class OutputRenderer: @unchecked Sendable {
     private var layoutVersion = -1
     private var wantedLayers: [String: String] = [:]
     private var frameIndex = 0
+    /// Frame intervals skipped by holding a picture because the clock ran late.
+    private var heldFrames = 0
     private var startWallMillis: Int64 = 0
     private let stopping = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
@@ -79,21 +81,37 @@ final class OutputRenderer: @unchecked Sendable {
         let frameMicros = 1_000_000 / UInt64(settings.framerate)
         let start = MediaClock.nowMicros()
         startWallMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        var lastLateReport: UInt64 = 0
         while !stopping.load(ordering: .relaxed) {
             let deadline = start + UInt64(frameIndex) * frameMicros
             let now = MediaClock.nowMicros()
-            if deadline > now { usleep(UInt32(deadline - now)) }
+            // Behind the wall clock (a starved CPU): hold this picture for the intervals missed,
+            // so the output stays live rather than drifting late.
+            var intervals = 1
+            if deadline > now {
+                usleep(UInt32(deadline - now))
+            } else {
+                intervals = 1 + Int((now - deadline) / frameMicros)
+                if intervals > 1 {
+                    heldFrames += intervals - 1
+                    if now - lastLateReport > 5_000_000 {
+                        lastLateReport = now
+                        CompositorLog.write("behind real time by \((now - deadline) / 1000) ms at frame \(frameIndex); \(heldFrames) frames held so far")
+                    }
+                }
+            }
             do {
-                try renderFrame()
+                frameIndex += try renderFrame(intervals: intervals)
             } catch {
                 CompositorLog.write("encoding failed: \(error); exiting")
                 exit(4)
             }
-            frameIndex += 1
         }
     }
 
-    private func renderFrame() throws {
+    /// Draws and encodes one picture lasting up to `intervals` frame intervals (never past the
+    /// end of a part); returns how many it lasted.
+    private func renderFrame(intervals wanted: Int) throws -> Int {
         let snapshot = inputs.snapshot()
         let now = MediaClock.nowMicros()
         if snapshot.version != layoutVersion {
@@ -111,28 +129,30 @@ final class OutputRenderer: @unchecked Sendable {
         }, uniquingKeysWith: { first, _ in first })
         canvas.clear()
         for tile in tiles { canvas.draw(tile, frame: pictures[tile.participantId]) }
-        let samples = Self.samples(forFrame: frameIndex, framerate: settings.framerate)
+        let intervals = max(1, min(wanted, encoders[0].intervalsLeftInPart))
+        let samples = (frameIndex..<frameIndex + intervals).reduce(0) { $0 + Self.samples(forFrame: $1, framerate: settings.framerate) }
         let audio = mixer.mix(samplesPerChannel: samples)
         for (index, encoder) in encoders.enumerated() {
             let part: CMAFPart?
             if index == 0 {
                 part = try canvas.withPlanes { planes in
-                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes.encoderPicture, audio: $0) }
+                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes.encoderPicture, audio: $0, intervals: intervals) }
                 }
             } else {
                 let configuration = settings.renditions[index]
                 let smaller = canvas.downscaled(to: LayoutSize(width: configuration.width, height: configuration.height))
                 part = try smaller.withPlanes { planes in
-                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes.encoderPicture, audio: $0) }
+                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes.encoderPicture, audio: $0, intervals: intervals) }
                 }
             }
             if let part { emit(part, rendition: index) }
         }
-        if let interval = settings.thumbnailIntervalSeconds, let thumbnails,
-           frameIndex % (interval * settings.framerate) == 0 {
+        let every = (settings.thumbnailIntervalSeconds ?? 0) * settings.framerate
+        if let thumbnails, every > 0, frameIndex / every != (frameIndex + intervals) / every || frameIndex == 0 {
             let jpeg = try canvas.withPlanes { try thumbnails.encode(picture: $0.encoderPicture) }
             output.write(HLSChunk(kind: .thumbnail, rendition: 0, bytes: jpeg))
         }
+        return intervals
     }
 
     private func emit(_ part: CMAFPart, rendition: Int) {

@@ -87,6 +87,37 @@ struct RenditionEncoderTests {
         }
     }
 
+    @Test("A picture held for several intervals keeps parts on the grid and the timeline whole")
+    func heldPictures() throws {
+        let configuration = RenditionSize.all[1].configuration()
+        let encoder = try RenditionEncoder(configuration: configuration)
+        let pictures = try Support.pattern(width: configuration.width, height: configuration.height, count: 4)
+        var parts: [CMAFPart] = []
+        var pictureCount = 0
+        // Hold 4 intervals at a time: the hold is cut short at each part's end (10 frames).
+        while encoder.frameCount < 40 {
+            let intervals = pictureCount % 2 == 0 ? 4 : 1
+            #expect(encoder.intervalsLeftInPart == 10 - encoder.frameCount % 10)
+            let held = min(intervals, encoder.intervalsLeftInPart)
+            let audio = Support.tone(start: encoder.frameCount * 1600, count: held * 1600)
+            if let part = try encoder.encode(video: pictures[pictureCount % pictures.count], audio: audio, intervals: intervals) {
+                parts.append(part)
+            }
+            pictureCount += 1
+        }
+        #expect(pictureCount < 40)
+        #expect(parts.map(\.firstFrameIndex) == [0, 10, 20, 30])
+        #expect(parts.allSatisfy { abs($0.duration - 1.0 / 3) < 1e-9 })
+        #expect(parts.map(\.independent) == [true, false, false, false])
+        let decodeTimes = parts.compactMap { CMAFFragmentInfo($0.bytes)?.track(1) }
+        #expect(decodeTimes.map(\.baseDecodeTime) == [0, 30_000, 60_000, 90_000])
+        #expect(decodeTimes.map(\.duration) == [30_000, 30_000, 30_000, 30_000])
+        #expect(encoder.insertedSilenceSamples < 1024)
+        let path = try Support.write([encoder.initSegment] + parts.map(\.bytes))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try Support.decodeErrors(path) == "")
+    }
+
     @Test("A base time offsets every timestamp")
     func baseTime() throws {
         let stream = try Support.encode(RenditionSize.all[1].configuration(baseTime: 100), frames: 20)

@@ -1,6 +1,8 @@
 /// The channel's player page: a `<video>` on the multivariant playlist (browsers with native
-/// HLS play it directly) and the live latency, read from EXT-X-PROGRAM-DATE-TIME: the newest
-/// part's wall-clock end from the media playlist, less how far playback trails the live edge.
+/// HLS play it directly; a failed start is retried, as the channel may not have its first
+/// segment yet) and the live latency from EXT-X-PROGRAM-DATE-TIME: exact where the browser maps
+/// playback to wall-clock time (`getStartDate`), else the age of the newest complete segment's
+/// end plus how far playback trails what is buffered.
 enum PlayerPage {
     static func html(channelId: String) -> String {
         """
@@ -24,35 +26,40 @@ enum PlayerPage {
         const latencyText = document.getElementById('latency');
         const stateText = document.getElementById('state');
         window.liveLatencySeconds = null;
-        async function liveEdgeWallClock() {
+        async function newestSegmentEnd() {
           const master = await (await fetch('/hls/\(channelId)/master.m3u8', {cache: 'no-store'})).text();
           const uri = master.split('\\n').find(line => line && !line.startsWith('#'));
           const media = await (await fetch('/hls/\(channelId)/' + uri, {cache: 'no-store'})).text();
-          let start = null, parts = 0, edge = null;
+          let start = null, end = null;
           for (const line of media.split('\\n')) {
-            if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) { start = Date.parse(line.slice(25)); parts = 0; }
-            else if (start !== null && line.startsWith('#EXT-X-PART:')) {
-              const d = /DURATION=([0-9.]+)/.exec(line); if (d) parts += parseFloat(d[1]) * 1000;
-              edge = Math.max(edge || 0, start + parts);
-            } else if (start !== null && line.startsWith('#EXTINF:')) {
-              edge = Math.max(edge || 0, start + parseFloat(line.slice(8)) * 1000);
-            }
+            if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) start = Date.parse(line.slice(25));
+            else if (start !== null && line.startsWith('#EXTINF:')) end = start + parseFloat(line.slice(8)) * 1000;
           }
-          return edge;
+          return end;
         }
         async function measure() {
           try {
-            const edge = await liveEdgeWallClock();
-            if (edge !== null && video.seekable.length > 0) {
-              const behindEdge = video.seekable.end(video.seekable.length - 1) - video.currentTime;
-              window.liveLatencySeconds = (Date.now() - edge) / 1000 + behindEdge;
-              latencyText.textContent = window.liveLatencySeconds.toFixed(2) + ' s';
+            let latency = null;
+            const start = video.getStartDate ? video.getStartDate().getTime() : NaN;
+            if (!isNaN(start)) {
+              latency = (Date.now() - start) / 1000 - video.currentTime;
+            } else if (video.buffered.length > 0) {
+              const end = await newestSegmentEnd();
+              const ahead = video.buffered.end(video.buffered.length - 1) - video.currentTime;
+              if (end !== null) latency = (Date.now() - end) / 1000 + ahead;
+            }
+            if (latency !== null) {
+              window.liveLatencySeconds = latency;
+              latencyText.textContent = latency.toFixed(2) + ' s';
             }
             stateText.textContent = video.paused ? 'paused' : 'playing ' + video.currentTime.toFixed(1) + ' s';
           } catch (e) { stateText.textContent = 'offline'; }
         }
+        video.addEventListener('error', () => {
+          stateText.textContent = 'waiting for the channel (' + (video.error && video.error.code) + ')';
+          setTimeout(() => { video.src = '/hls/\(channelId)/master.m3u8'; video.play().catch(() => {}); }, 1000);
+        });
         setInterval(measure, 1000);
-        video.addEventListener('error', () => { stateText.textContent = 'error ' + (video.error && video.error.code); });
         </script>
         </body>
         </html>
