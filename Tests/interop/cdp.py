@@ -1,6 +1,7 @@
 """Headless Chromium driven over the DevTools protocol: open a page, evaluate JavaScript,
 take a screenshot. Only the handful of CDP calls the tests need, over `websockets`' sync client."""
 import base64
+import contextlib
 import itertools
 import json
 import socket
@@ -39,7 +40,8 @@ class Browser:
             except (requests.RequestException, ValueError):
                 time.sleep(0.2)
         assert target, "Chromium's DevTools endpoint did not come up"
-        self.socket = connect(target["webSocketDebuggerUrl"], max_size=64 << 20, open_timeout=10)
+        self.stack = contextlib.ExitStack()
+        self.socket = self.stack.enter_context(connect(target["webSocketDebuggerUrl"], max_size=64 << 20, open_timeout=10))
 
     def call(self, method, **params):
         call_id = next(self.ids)
@@ -62,7 +64,7 @@ class Browser:
 
     def close(self):
         try:
-            self.socket.close()
+            self.stack.close()
         except Exception:
             pass
         self.process.terminate()
