@@ -16,5 +16,6 @@ struct StageCommand: AsyncParsableCommand {
               stage token --stage-arn ARN --user-id alice --attribute role=host
               stage join --token TOKEN --strategy moderated
             """,
-        subcommands: [CreateStage.self, MintToken.self, ListParticipants.self, ListEvents.self, Disconnect.self, Join.self])
+        subcommands: [CreateStage.self, MintToken.self, ListParticipants.self, ListEvents.self, Disconnect.self, Join.self,
+                      Compose.self, ListCompositions.self])
 }

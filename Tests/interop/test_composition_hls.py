@@ -339,3 +339,36 @@ def test_pip_puts_the_marked_participant_in_the_inset(comp_server, tmp_path):
     finally:
         for host in hosts:
             host.stop()
+
+
+def test_stage_compose_cli_broadcasts_and_an_empty_stage_stops_by_itself(comp_server, tmp_path):
+    """`stage compose` creates the channel and the composition and prints the player URL;
+    `stage compositions` lists it; with nobody publishing it stops by itself after the idle
+    timeout (4 s on this server, IVS's 60 s by default), and its recording is complete."""
+    import os
+    import subprocess
+    from composition import stage_cli
+    ivs, realtime = clients(comp_server)
+    stage = realtime.create_stage(name="cli")["stage"]
+    env = dict(os.environ, STAGE_ENDPOINT=comp_server.url, AWS_ACCESS_KEY_ID="AKIDTEST", AWS_SECRET_ACCESS_KEY="secretTEST")
+    out = subprocess.run([str(stage_cli(comp_server)), "compose", "--stage-arn", stage["arn"], "--record", "cli-bucket"],
+                         capture_output=True, text=True, env=env, timeout=30)
+    print(out.stdout, out.stderr)
+    assert out.returncode == 0, out.stderr
+    fields = dict(line.split(None, 1) for line in out.stdout.splitlines() if line and not line.startswith("stop"))
+    arn = fields["composition"].split()[0]
+    assert fields["player"].startswith(f"{comp_server.url}/play/")
+    assert requests.get(fields["player"], timeout=10).text.count("<video") == 1
+    started = time.monotonic()
+    wait_composition(realtime, arn, {"ACTIVE"}, timeout=5)
+    listed = subprocess.run([str(stage_cli(comp_server)), "compositions", "--stage-arn", stage["arn"]], capture_output=True,
+                            text=True, env=env, timeout=30).stdout
+    assert arn in listed and "ACTIVE" in listed, listed
+    composition, _ = wait_composition(realtime, arn, {"STOPPED"}, timeout=15)
+    stopped_after = time.monotonic() - started
+    print(f"stopped by itself {stopped_after:.1f} s after start (idle timeout 4 s)")
+    assert 3.5 <= stopped_after <= 8
+    assert [d["state"] for d in composition["destinations"]] == ["STOPPED", "STOPPED"]
+    prefix = composition["destinations"][1]["detail"]["s3"]["recordingPrefix"]
+    playlist = comp_server.data_dir / "s3" / "cli-bucket" / prefix / "media" / "hls" / "720p30" / "playlist.m3u8"
+    assert "#EXT-X-ENDLIST" in playlist.read_text()
