@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers and runs each for RUNS executions (default 1000000).
-#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles (default all)
+#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls (default all)
 # Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"; shift || true
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing iceurl sdp depacketizer mediafiles)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls)
 mkdir -p .build-fuzz
 wire_sources=$(find Sources/StageWire -name '*.swift')
 for target in "${targets[@]}"; do
@@ -41,6 +41,14 @@ for target in "${targets[@]}"; do
       swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia -use-ld=lld \
         -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny Sources/StageMedia/VideoFrame.swift \
         Sources/StageMedia/Devices/*.swift Sources/StageMedia/Files/*.swift Fuzz/MediaFilesFuzz.swift -o .build-fuzz/mediafiles-fuzz
+      max_len=4096 ;;
+    hls)
+      # Seeds: a chunk stream (init, part) and a blocking-reload query.
+      printf '{"kind":"init","rendition":0,"size":2}\nab{"duration":0.3,"independent":true,"kind":"part","rendition":0,"size":3,"startsSegment":true}\nxyz' > "$corpus/seed-chunks"
+      printf '_HLS_msn=11&_HLS_part=3' > "$corpus/seed-query"
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageHLS -use-ld=lld \
+        -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny \
+        $(find Sources/StageHLS -name '*.swift') Fuzz/HLSFuzz.swift -o .build-fuzz/hls-fuzz
       max_len=4096 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
