@@ -372,3 +372,38 @@ def test_stage_compose_cli_broadcasts_and_an_empty_stage_stops_by_itself(comp_se
     prefix = composition["destinations"][1]["detail"]["s3"]["recordingPrefix"]
     playlist = comp_server.data_dir / "s3" / "cli-bucket" / prefix / "media" / "hls" / "720p30" / "playlist.m3u8"
     assert "#EXT-X-ENDLIST" in playlist.read_text()
+
+
+def test_an_unwritable_recording_fails_only_its_destination(comp_server, tmp_path):
+    """The recording directory cannot be made (a file stands where the stage's folder goes):
+    the s3 destination is FAILED, the channel destination stays ACTIVE and plays."""
+    ivs, realtime = clients(comp_server)
+    channel = ivs.create_channel(name="blocked", latencyMode="NORMAL")["channel"]
+    storage = realtime.create_storage_configuration(name="blocked", s3={"bucketName": "blocked"})["storageConfiguration"]
+    stage = realtime.create_stage(name="blocked")["stage"]
+    blocker = comp_server.data_dir / "s3" / "blocked" / stage["arn"].rsplit("/", 1)[1]
+    blocker.write_text("not a directory")
+    host = Host(comp_server, realtime, stage["arn"], tmp_path, "solo")
+    try:
+        wait_published(realtime, stage["arn"], 1)
+        arn = realtime.start_composition(stageArn=stage["arn"], layout={"grid": {}}, destinations=[
+            {"channel": {"channelArn": channel["arn"]}},
+            {"s3": {"storageConfigurationArn": storage["arn"], "encoderConfigurationArns": [
+                realtime.create_encoder_configuration(name="blocked")["encoderConfiguration"]["arn"]]}},
+        ])["composition"]["arn"]
+        composition, _ = wait_composition(realtime, arn, {"ACTIVE"}, timeout=5)
+        deadline = time.monotonic() + 5
+        while [d["state"] for d in composition["destinations"]] != ["ACTIVE", "FAILED"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+            composition = realtime.get_composition(arn=arn)["composition"]
+        print("destinations:", [d["state"] for d in composition["destinations"]])
+        assert [d["state"] for d in composition["destinations"]] == ["ACTIVE", "FAILED"]
+        time.sleep(2.5)
+        urls, _ = variant_urls(channel["playbackUrl"])
+        streams, _ = ffprobe_streams(urls[0])
+        assert any(line.startswith("codec_name=h264") for line in streams), streams
+        assert "recording directory" in comp_server.log_path.read_text()
+        realtime.stop_composition(arn=arn)
+        wait_composition(realtime, arn, {"STOPPED"}, timeout=15)
+    finally:
+        host.stop()
