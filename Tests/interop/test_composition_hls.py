@@ -243,6 +243,35 @@ def test_hosts_joining_and_leaving_change_the_grid_without_a_gap(live):
     assert int(before.split("#EXT-X-MEDIA-SEQUENCE:")[1].split()[0]) < int(after.split("#EXT-X-MEDIA-SEQUENCE:")[1].split()[0])
 
 
+def newest_frame(media_url, width=1280, height=720):
+    text = requests.get(media_url, timeout=10).text
+    _, uri = segments_with_dates(text)[-1]
+    base = media_url.rsplit("/", 1)[0]
+    init = text.split('#EXT-X-MAP:URI="')[-1].split('"')[0]
+    data = requests.get(f"{base}/{init}", timeout=10).content + requests.get(f"{base}/{uri}", timeout=10).content
+    return decode_frames(data, width, height)[-1]
+
+
+def test_a_host_stopping_its_video_gets_a_placeholder_tile(live):
+    """SIGUSR1 mutes `stage join`'s camera: its tile becomes a plain tile with its user id,
+    the others keep playing, and unmuting brings the picture back."""
+    import os
+    urls, _ = variant_urls(live["channel"]["channel"]["playbackUrl"])
+    first = live["hosts"][0]   # the first tile after host0 left: top left
+    os.kill(first.process.pid, signal.SIGUSR1)
+    time.sleep(3)
+    rows = newest_frame(urls[0])
+    muted, other = region_spread(rows, 40, 20, 560, 80), region_spread(rows, 680, 40, 560, 280)
+    print(f"muted: top-left band spread {muted:.1f}, top-right tile {other:.1f}")
+    assert muted < 6 and other > 12
+    os.kill(first.process.pid, signal.SIGUSR1)
+    time.sleep(3)
+    rows = newest_frame(urls[0])
+    unmuted = region_spread(rows, 40, 40, 560, 280)
+    print(f"unmuted: top-left tile spread {unmuted:.1f}")
+    assert unmuted > 12
+
+
 def test_stopping_completes_a_playable_recording(live):
     realtime = live["realtime"]
     arn = live["composition"]["arn"]
