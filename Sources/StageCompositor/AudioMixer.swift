@@ -42,7 +42,7 @@ public final class AudioMixer: Sendable {
 
     /// Queues a decoded block from `sourceId` (a participant id); the first block adds the source.
     public func push(_ frame: AudioFrame, from sourceId: String) {
-        let stereo = Self.stereoFloats(frame)
+        let stereo = RenditionAudioInput.stereoFloat(frame)
         let (capacity, threshold) = (capacityFrames, startThresholdFrames)
         state.withLock { state in
             state.sources[sourceId, default: AudioMixSource(capacity: capacity, startThreshold: threshold)]
@@ -83,18 +83,5 @@ public final class AudioMixer: Sendable {
     /// The sources currently known, sorted.
     public var sourceIds: [String] {
         state.withLock { $0.sources.keys.sorted() }
-    }
-
-    /// Interleaved stereo floats in −1…1 from 16-bit PCM (mono duplicated to both channels).
-    static func stereoFloats(_ frame: AudioFrame) -> [Float] {
-        let scale: Float = 1 / 32768
-        if frame.channels == 2 { return frame.samples.map { Float($0) * scale } }
-        var stereo = [Float](repeating: 0, count: frame.samples.count * 2)
-        for (index, sample) in frame.samples.enumerated() {
-            let value = Float(sample) * scale
-            stereo[2 * index] = value
-            stereo[2 * index + 1] = value
-        }
-        return stereo
     }
 }

@@ -70,15 +70,16 @@ public struct Canvas: Sendable {
                           captureTimeMicros: captureTimeMicros)
     }
 
-    /// Lends the planes to `body` (for the encoder to copy); the pointers are valid only inside.
-    public func withPlanes<R>(_ body: (CanvasPlanes) throws -> R) rethrows -> R {
+    /// Lends the planes to `body` as an ``EncoderPicture`` (for an encoder to copy); the
+    /// pointers are valid only inside.
+    public func withPlanes<R>(_ body: (EncoderPicture) throws -> R) rethrows -> R {
         let layout = layout
         return try pixels.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
-            return try body(CanvasPlanes(width: width, height: height,
-                                         y: base, strideY: layout.width,
-                                         u: base + layout.uOffset, strideU: layout.chromaWidth,
-                                         v: base + layout.vOffset, strideV: layout.chromaWidth))
+            return try body(EncoderPicture(width: width, height: height,
+                                           y: base, yStride: layout.width,
+                                           u: base + layout.uOffset, uStride: layout.chromaWidth,
+                                           v: base + layout.vOffset, vStride: layout.chromaWidth))
         }
     }
 

@@ -136,20 +136,20 @@ final class OutputRenderer: @unchecked Sendable {
             let part: CMAFPart?
             if index == 0 {
                 part = try canvas.withPlanes { planes in
-                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes.encoderPicture, audio: $0, intervals: intervals) }
+                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes, audio: $0, intervals: intervals) }
                 }
             } else {
                 let configuration = settings.renditions[index]
                 let smaller = canvas.downscaled(to: LayoutSize(width: configuration.width, height: configuration.height))
                 part = try smaller.withPlanes { planes in
-                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes.encoderPicture, audio: $0, intervals: intervals) }
+                    try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes, audio: $0, intervals: intervals) }
                 }
             }
             if let part { emit(part, rendition: index) }
         }
         let every = (settings.thumbnailIntervalSeconds ?? 0) * settings.framerate
         if let thumbnails, every > 0, frameIndex / every != (frameIndex + intervals) / every || frameIndex == 0 {
-            let jpeg = try canvas.withPlanes { try thumbnails.encode(picture: $0.encoderPicture) }
+            let jpeg = try canvas.withPlanes { try thumbnails.encode(picture: $0) }
             output.write(HLSChunk(kind: .thumbnail, rendition: 0, bytes: jpeg))
         }
         return intervals
@@ -182,11 +182,5 @@ final class OutputRenderer: @unchecked Sendable {
                 onLayerWanted(tile.participantId, rid)
             }
         }
-    }
-}
-
-extension CanvasPlanes {
-    var encoderPicture: EncoderPicture {
-        EncoderPicture(width: width, height: height, y: y, yStride: strideY, u: u, uStride: strideU, v: v, vStride: strideV)
     }
 }

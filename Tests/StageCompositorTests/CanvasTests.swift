@@ -151,8 +151,8 @@ struct CanvasTests {
         #expect(frame.y[0] == videoRed.y && frame.u[0] == videoRed.u && frame.v[0] == videoRed.v)
         #expect(frame.y[63] == CanvasColor.background.y)
         canvas.withPlanes { planes in
-            #expect(planes.strideY == 64 && planes.strideU == 32 && planes.strideV == 32)
-            #expect(planes.chromaWidth == 32 && planes.chromaHeight == 18)
+            #expect(planes.yStride == 64 && planes.uStride == 32 && planes.vStride == 32)
+            #expect(planes.width == 64 && planes.height == 36)
             #expect(planes.y[0] == videoRed.y && planes.u[0] == videoRed.u && planes.v[31] == CanvasColor.background.v)
         }
     }

@@ -208,8 +208,10 @@ struct RenditionEncoderTests {
         let before = residentMegabytes()
         for _ in 0..<40 { try lifetime() }
         let growth = residentMegabytes() - before
-        // An x264 context alone is several MB at this size: 40 leaked lifetimes would be hundreds.
-        #expect(growth < 24, "resident memory grew \(growth) MB over 40 encoder lifetimes")
+        // An x264 context alone is several MB at this size: 40 leaked lifetimes grow it by hundreds
+        // (a missing codec free measured +590 MB). The bound leaves room for the other suites
+        // that run in this process at the same time.
+        #expect(growth < 100, "resident memory grew \(growth) MB over 40 encoder lifetimes")
     }
 
     // MARK: - ffprobe
