@@ -10,6 +10,9 @@ public struct VideoFrame: Sendable, Equatable {
     public var v: [UInt8]
     /// Capture time in microseconds on the capturing machine's monotonic clock.
     public var captureTimeMicros: UInt64
+    /// For a received frame: when the sender captured it on its wall clock (µs since 1970),
+    /// from its RTCP sender reports; nil before the first report and for local frames.
+    public var senderTimeMicros: UInt64?
 
     public var chromaWidth: Int { Self.chromaSize(width: width, height: height).width }
     public var chromaHeight: Int { Self.chromaSize(width: width, height: height).height }
@@ -51,6 +54,9 @@ public struct AudioFrame: Sendable, Equatable {
     /// Interleaved samples: `samplesPerChannel × channels` values.
     public var samples: [Int16]
     public var captureTimeMicros: UInt64
+    /// For a received block: when the sender captured its first sample on its wall clock (µs
+    /// since 1970), from its RTCP sender reports; nil before the first report and for local audio.
+    public var senderTimeMicros: UInt64?
 
     public var samplesPerChannel: Int { samples.count / channels }
 

@@ -82,7 +82,10 @@ final class CompositorSession {
     private var signalSources: [any DispatchSourceSignal] = []
 
     init(token: String, caFile: String?, inputs: StageInputs, mixer: AudioMixer) async throws {
-        listener = StageListener(inputs: inputs) { participantId, frame in mixer.push(frame, from: participantId) }
+        listener = StageListener(inputs: inputs) { participantId, frame in
+            mixer.push(frame, from: participantId)
+            inputs.noteAudio(frame, from: participantId)
+        }
         stage = try Stage(token: token, strategy: listener, tls: StageTLSConfiguration(caFile: caFile))
         stage.addRenderer(listener)
         let continuation = ended.continuation

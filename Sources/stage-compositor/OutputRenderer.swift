@@ -124,7 +124,8 @@ final class OutputRenderer: @unchecked Sendable {
             chooseLayers(snapshot)
         }
         let pictures = Dictionary(snapshot.publishers.compactMap { publisher -> (String, VideoFrame)? in
-            guard publisher.showsVideo, let frame = publisher.latest, now - publisher.latestMicros < settings.staleAfterMicros else { return nil }
+            guard publisher.showsVideo, now - publisher.latestMicros < settings.staleAfterMicros,
+                  let frame = publisher.picture(forAudioAt: audioHeadSenderTime(publisher)) else { return nil }
             return (publisher.participantId, frame)
         }, uniquingKeysWith: { first, _ in first })
         canvas.clear()
@@ -153,6 +154,14 @@ final class OutputRenderer: @unchecked Sendable {
             output.write(HLSChunk(kind: .thumbnail, rendition: 0, bytes: jpeg))
         }
         return intervals
+    }
+
+    /// The sender time of the next audio sample the mix takes from this publisher: the end of
+    /// what it was given, less what is still queued.
+    private func audioHeadSenderTime(_ publisher: StageInputs.Publisher) -> UInt64? {
+        guard let end = publisher.audioSenderEndMicros else { return nil }
+        let queued = UInt64(mixer.bufferedSamplesPerChannel(of: publisher.participantId)) * 1_000_000 / UInt64(AudioFrame.sampleRate)
+        return end > queued ? end - queued : nil
     }
 
     private func emit(_ part: CMAFPart, rendition: Int) {

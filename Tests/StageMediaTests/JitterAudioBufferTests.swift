@@ -21,6 +21,7 @@ struct JitterAudioBufferTests {
         #expect(out == [.buffering, .buffering, .packet(Self.payload(100)), .packet(Self.payload(101)), .packet(Self.payload(102)), .packet(Self.payload(103))])
         #expect(buffer.heldPacketCount == 2)
         #expect(buffer.statistics.packetsPlayed == 4 && buffer.statistics.packetsLost == 0)
+        #expect(buffer.lastPlayedTimestamp == UInt32(103 * 960))
     }
 
     @Test("reordered packets come out in sequence order")

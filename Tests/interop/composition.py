@@ -144,3 +144,44 @@ def decode_frames(data, width, height):
                           "-pix_fmt", "gray", "-"], input=data, capture_output=True, timeout=60).stdout
     size = width * height
     return [[out[i + y * width:i + (y + 1) * width] for y in range(height)] for i in range(0, len(out) - size + 1, size)]
+
+
+def make_flash_and_beep(folder, seconds=3):
+    """A camera file that flashes white for two frames every second and a microphone file that
+    beeps (1 kHz, 60 ms) at the same instants: the lip-sync probe."""
+    video, audio = folder / "flash.y4m", folder / "beep.wav"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"color=black:s=320x180:r=30:d={seconds}",
+                    "-vf", "geq=lum='if(lt(mod(N\\,30)\\,2)\\,235\\,16)':cb=128:cr=128", "-pix_fmt", "yuv420p", str(video)], check=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    f"aevalsrc='if(lt(mod(t\\,1)\\,0.06)\\,0.8*sin(2*PI*1000*t)\\,0)':s=48000:d={seconds}",
+                    "-ac", "1", "-c:a", "pcm_s16le", str(audio)], check=True)
+    return video, audio
+
+
+def flash_and_beep_times(path):
+    """(flash onsets, beep onsets) in seconds of presentation time in a recorded file."""
+    import struct
+    out = subprocess.run(["ffprobe", "-v", "error", "-f", "lavfi", "-i", f"movie={path},signalstats",
+                          "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG", "-of", "csv=p=0"],
+                         capture_output=True, text=True, timeout=60).stdout
+    flashes, previous = [], 0.0
+    for line in out.splitlines():
+        fields = line.split(",")
+        if len(fields) < 2:
+            continue
+        at, luma = float(fields[0]), float(fields[1])
+        if luma > 100 >= previous and (not flashes or at - flashes[-1] > 0.5):
+            flashes.append(at)
+        previous = luma
+    start = float(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=start_time",
+                                  "-of", "csv=p=0", str(path)], capture_output=True, text=True).stdout.strip() or 0)
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-vn", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"],
+                         capture_output=True, timeout=60).stdout
+    samples = struct.unpack(f"<{len(raw) // 2}h", raw)
+    beeps, quiet = [], 0
+    for index in range(0, len(samples), 48):
+        loud = max(abs(s) for s in samples[index:index + 48]) > 3000
+        if loud and quiet >= 48 * 200:
+            beeps.append(start + index / 48000)
+        quiet = 0 if loud else quiet + 48
+    return flashes, beeps

@@ -436,3 +436,41 @@ def test_an_unwritable_recording_fails_only_its_destination(comp_server, tmp_pat
         wait_composition(realtime, arn, {"STOPPED"}, timeout=15)
     finally:
         host.stop()
+
+
+def test_audio_and_video_stay_in_sync(comp_server, tmp_path):
+    """A host's camera flashes and its microphone beeps at the same instants; in the channel the
+    beep and the flash are within 40 ms of each other (the compositor aligns each participant's
+    audio and video by the sender's RTCP sender reports)."""
+    from composition import flash_and_beep_times, make_flash_and_beep
+    ivs, realtime = clients(comp_server)
+    channel = ivs.create_channel(name="sync", latencyMode="LOW")["channel"]
+    stage = realtime.create_stage(name="sync")["stage"]
+    video, audio = make_flash_and_beep(tmp_path)
+    token = realtime.create_participant_token(stageArn=stage["arn"], userId="av", capabilities=["PUBLISH"])["participantToken"]
+    import subprocess
+    from composition import stage_cli
+    host = subprocess.Popen([str(stage_cli(comp_server)), "join", "--token", token["token"], "--strategy", "broadcast",
+                             "--camera", str(video), "--mic", str(audio), "--simulcast", "off", "--status-interval", "0"],
+                            stdout=open(tmp_path / "host.log", "wb"), stderr=subprocess.STDOUT)
+    try:
+        wait_published(realtime, stage["arn"], 1)
+        arn = realtime.start_composition(stageArn=stage["arn"], layout={"grid": {"gridGap": 0}},
+                                         destinations=[{"channel": {"channelArn": channel["arn"]}}])["composition"]["arn"]
+        wait_composition(realtime, arn, {"ACTIVE"}, timeout=5)
+        time.sleep(5)   # past the first sender reports, which sync starts from
+        urls, _ = variant_urls(channel["playbackUrl"])
+        capture = tmp_path / "capture.mp4"
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-live_start_index", "-1", "-i", urls[1], "-t", "4", "-c", "copy", str(capture)],
+                       check=True, timeout=60)
+        realtime.stop_composition(arn=arn)
+    finally:
+        stop_process(host)
+    flashes, beeps = flash_and_beep_times(capture)
+    # A capture that starts during a flash or a beep sees only its end: count whole ones.
+    flashes, beeps = [f for f in flashes if f > 0.1], [b for b in beeps if b > 0.1]
+    skews = [min(beeps, key=lambda b: abs(b - f)) - f for f in flashes if beeps]
+    print("flashes", [round(f, 3) for f in flashes], "beeps", [round(b, 3) for b in beeps])
+    print("audio minus video (ms):", [round(s * 1000) for s in skews])
+    assert len(skews) >= 2
+    assert all(abs(s) <= 0.040 for s in skews), skews

@@ -10,6 +10,9 @@ final class AudioTrackReceiver {
     private var jitter = AudioJitterBuffer()
     private var decoder: OpusDecoder
     private var counters = InboundRTPCounters(clockRate: 48_000)
+    private var senderClock = SenderClock(clockRate: 48_000)
+    /// The RTP timestamp of the slot played last (concealed slots advance it by 20 ms).
+    private var playedTimestamp: UInt32?
     private(set) var samplesDecoded = 0
     private(set) var concealedSamples = 0
 
@@ -33,18 +36,25 @@ final class AudioTrackReceiver {
         case .packet(let payload):
             device?.deliverEncoded(payload)
             frame = try? decoder.decode(payload, captureTimeMicros: nowMicros)
+            playedTimestamp = jitter.lastPlayedTimestamp
         case .missing(let following):
             frame = try? decoder.decodeMissing(fecFrom: following, captureTimeMicros: nowMicros)
             concealedSamples += frame?.samplesPerChannel ?? 0
+            playedTimestamp = playedTimestamp.map { $0 &+ 960 }
         }
-        guard let frame else { return }
+        guard var frame else { return }
+        frame.senderTimeMicros = playedTimestamp.flatMap { senderClock.senderMicros(rtpTime: $0) }
         samplesDecoded += frame.samplesPerChannel
         device?.deliver(frame)
     }
 
     func reportBlock(nowMicros: UInt64) -> RTCPReceptionReport? { counters.reportBlock(nowMicros: nowMicros) }
 
-    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) { counters.senderReport(report, nowMicros: nowMicros) }
+    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) {
+        guard report.ssrc == counters.ssrc else { return }
+        counters.senderReport(report, nowMicros: nowMicros)
+        senderClock.update(report)
+    }
 
     func stats() -> RTCStats {
         var values = counters.statsValues(kind: .audio)

@@ -76,9 +76,19 @@ final class MediaSubscriber: @unchecked Sendable {
         }
     }
 
+    /// Every 20 ms of the monotonic clock, one audio frame is played out. NIO's repeated task
+    /// runs 20 ms after the previous run *ended*, so it slips a little each time; counting
+    /// play-out from the clock instead keeps it at 50 frames a second (else the jitter buffer
+    /// fills to its maximum delay and then drops).
+    private var nextPlayOutMicros: UInt64 = 0
+
     private func tick() {
         let now = MediaClock.nowMicros()
-        audio?.playOut(nowMicros: now)
+        if nextPlayOutMicros == 0 || now > nextPlayOutMicros + 200_000 { nextPlayOutMicros = now }
+        while now >= nextPlayOutMicros {
+            audio?.playOut(nowMicros: now)
+            nextPlayOutMicros += 20_000
+        }
         guard let feedback = video?.feedback(senderSSRC: ssrc, nowMicros: now, rttMicros: rttMicros), !feedback.isEmpty,
               let compound = try? RTCPPacket.serializeCompound(feedback) else { return }
         compound.withUnsafeBytes { _ = peer.sendRTCP($0) }

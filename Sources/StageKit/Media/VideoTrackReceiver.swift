@@ -10,6 +10,7 @@ final class VideoTrackReceiver {
     private var jitter = VideoJitterBuffer()
     private let decoder: VP8Decoder
     private var counters = InboundRTPCounters(clockRate: 90_000)
+    private var senderClock = SenderClock(clockRate: 90_000)
     private(set) var framesDecoded = 0
     private(set) var keyFramesDecoded = 0
     private(set) var framesDropped = 0
@@ -33,7 +34,8 @@ final class VideoTrackReceiver {
         device?.deliverEncoded(EncodedVideoFrameData(data: frame.data, isKeyframe: frame.isKeyframe, timestamp: frame.timestamp,
                                                      width: frame.width, height: frame.height))
         do {
-            guard let picture = try decoder.decode(frame.data, captureTimeMicros: nowMicros) else { return }
+            guard var picture = try decoder.decode(frame.data, captureTimeMicros: nowMicros) else { return }
+            picture.senderTimeMicros = senderClock.senderMicros(rtpTime: frame.timestamp)
             framesDecoded += 1
             if frame.isKeyframe { keyFramesDecoded += 1 }
             frameWidth = picture.width
@@ -62,7 +64,11 @@ final class VideoTrackReceiver {
 
     func reportBlock(nowMicros: UInt64) -> RTCPReceptionReport? { counters.reportBlock(nowMicros: nowMicros) }
 
-    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) { counters.senderReport(report, nowMicros: nowMicros) }
+    func senderReport(_ report: RTCPSenderReport, nowMicros: UInt64) {
+        guard report.ssrc == counters.ssrc else { return }
+        counters.senderReport(report, nowMicros: nowMicros)
+        senderClock.update(report)
+    }
 
     func stats() -> RTCStats {
         var values = counters.statsValues(kind: .video)

@@ -78,6 +78,7 @@ public struct AudioJitterBuffer: Sendable {
 
     private var unwrapper = SequenceNumberUnwrapper()
     private var packets: [Int64: [UInt8]] = [:]
+    private var timestamps: [Int64: UInt32] = [:]
     /// The next slot to play; `nil` before the first start.
     private var next: Int64?
     private var playing = false
@@ -91,6 +92,8 @@ public struct AudioJitterBuffer: Sendable {
 
     /// Packets held now.
     public var heldPacketCount: Int { packets.count }
+    /// The RTP timestamp of the packet the last `.packet` output played.
+    public private(set) var lastPlayedTimestamp: UInt32?
 
     /// Takes one received Opus packet (RTP payload = one Opus packet, RFC 7587 §4.2).
     public mutating func insert(_ packet: ReceivedRTPPacket) -> InsertResult {
@@ -107,6 +110,7 @@ public struct AudioJitterBuffer: Sendable {
             }
             statistics.restarts += 1
             packets.removeAll()
+            timestamps.removeAll()
             unwrapper.reset()
             next = nil
             playing = false
@@ -124,6 +128,7 @@ public struct AudioJitterBuffer: Sendable {
             return .duplicate
         }
         packets[sequence] = packet.payload
+        timestamps[sequence] = packet.timestamp
         return result
     }
 
@@ -145,12 +150,14 @@ public struct AudioJitterBuffer: Sendable {
         // Keep the queue within the latency bound.
         if let highest = packets.keys.max() {
             while highest - slot + 1 > Int64(configuration.maxDelayPackets) {
+                timestamps.removeValue(forKey: slot)
                 if packets.removeValue(forKey: slot) != nil { statistics.latencyDrops += 1 } else { statistics.packetsLost += 1 }
                 slot += 1
             }
             next = slot
         }
         if let payload = packets.removeValue(forKey: slot) {
+            lastPlayedTimestamp = timestamps.removeValue(forKey: slot)
             next = slot + 1
             statistics.packetsPlayed += 1
             return .packet(payload)
