@@ -39,9 +39,10 @@ public enum StageServerApp {
                                            endpoints: endpoints)
         await board.attach(runner)
         await board.startWatching()
-        let controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints, board: board,
+        var controlPlane = ControlPlane(store: store, names: names, signer: signer, hub: hub, endpoints: endpoints, board: board,
                                         runner: runner, storageRoot: configuration.dataDirectory.appendingPathComponent("s3", isDirectory: true),
                                         viewerCount: { await origin.viewerCount(channelId: $0) })
+        controlPlane.forgetChannel = { await origin.remove(channelId: $0) }
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
         let admission = TokenAdmission(verifier: verifier, store: store, names: names)
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)

@@ -137,9 +137,12 @@ extension ControlPlane {
     func deleteChannel(_ body: [UInt8]) async throws -> any Encodable & Sendable {
         let fields = try RequestFields.parse(body, allowed: ["arn"])
         guard let arn = try fields.arn("arn", type: .channel, required: true) else { throw APIError.validation("arn: required") }
-        let outcome = try await names.id(fromARN: arn, type: .channel).asyncMap { try await store.deleteChannel(id: $0) }
+        let id = names.id(fromARN: arn, type: .channel)
+        let outcome = try await id.asyncMap { try await store.deleteChannel(id: $0) }
         switch outcome ?? .notFound {
-        case .deleted: return IVSAPI.NoContent()
+        case .deleted:
+            if let id { await forgetChannel(id) }
+            return IVSAPI.NoContent()
         case .notFound: throw APIError.notFound("arn: channel \(arn) does not exist")
         case .inUse(let composition):
             throw APIError.conflict("arn: channel \(arn) is live, fed by composition \(names.composition(composition)); stop it first")

@@ -39,6 +39,8 @@ struct ControlPlane: Sendable {
     let storageRoot: URL
     /// channelId → viewers of its HLS stream now (from the HLS origin).
     let viewerCount: @Sendable (String) async -> Int
+    /// A deleted channel's playlists and media leave the HLS origin.
+    var forgetChannel: @Sendable (String) async -> Void = { _ in }
 
     typealias Operation = @Sendable (ControlPlane, [UInt8]) async throws -> any Encodable & Sendable
 
