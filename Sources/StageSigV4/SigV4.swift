@@ -82,8 +82,12 @@ public enum SigV4 {
     /// - Parameters:
     ///   - secretForKey: the secret of an access key id, or `nil` when the key is unknown.
     ///   - now: the verifier's clock; requests more than `maxSkew` away are refused.
+    /// - Parameters:
+    ///   - region, service: the credential scope this server accepts (AWS SigV4: a signature for
+    ///     another region or service is refused even when it is valid); nil accepts any.
     public static func verify(_ request: SigV4Request, secretForKey: (String) -> String?, now: Date = Date(),
-                              maxSkew: TimeInterval = 15 * 60) -> Result<SigV4Authorization, SigV4Error> {
+                              maxSkew: TimeInterval = 15 * 60, region: String? = nil,
+                              service: String? = nil) -> Result<SigV4Authorization, SigV4Error> {
         guard let header = request.headers.first(where: { $0.name.lowercased() == "authorization" })?.value else {
             return .failure(.init("the request is not signed: Authorization header missing"))
         }
@@ -91,6 +95,12 @@ public enum SigV4 {
         switch SigV4Authorization.parse(header) {
         case .failure(let error): return .failure(error)
         case .success(let parsed): auth = parsed
+        }
+        if let region, auth.region != region {
+            return .failure(.init("credential scope region '\(auth.region)' is not this server's region '\(region)'"))
+        }
+        if let service, auth.service != service {
+            return .failure(.init("credential scope service '\(auth.service)' is not '\(service)'"))
         }
         guard let secret = secretForKey(auth.accessKeyId) else {
             return .failure(.init("the access key id '\(auth.accessKeyId)' is not known to this server"))

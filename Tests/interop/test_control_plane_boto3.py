@@ -224,3 +224,28 @@ def test_stage_survives_restart(server, client):
     assert stage["arn"] in all_stage_arns(client)
     client.create_participant_token(stageArn=stage["arn"], userId="after-restart")
     client.delete_stage(arn=stage["arn"])
+
+
+def test_signature_for_another_region_or_service_is_refused(server):
+    """SigV4's credential scope names a region and a service: a valid signature for another
+    region, or for another service, is not a signature for this API (403 AccessDeniedException)."""
+    import json as json_module
+    import requests as requests_module
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    from conftest import ACCESS_KEY, REGION, SECRET_KEY
+
+    def call(service, region):
+        request = AWSRequest(method="POST", url=f"{server.url}/ListStages", data=json_module.dumps({}).encode(),
+                             headers={"Content-Type": "application/json"})
+        SigV4Auth(Credentials(ACCESS_KEY, SECRET_KEY), service, region).add_auth(request)
+        prepared = request.prepare()
+        return requests_module.post(prepared.url, headers=dict(prepared.headers), data=prepared.body, timeout=10)
+
+    assert call("ivs", REGION).status_code == 200
+    for service, region, words in (("ivs", "eu-west-1", "region 'eu-west-1'"), ("s3", REGION, "service 's3'")):
+        response = call(service, region)
+        assert response.status_code == 403, (service, region, response.text)
+        assert response.headers["x-amzn-ErrorType"] == "AccessDeniedException"
+        assert words in response.json()["message"]

@@ -49,7 +49,8 @@ struct APIResponder: Sendable {
         let signed = SigV4Request(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
                                   headers: headers, body: body)
         let secret = accessKey
-        if case .failure(let error) = SigV4.verify(signed, secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil }) {
+        if case .failure(let error) = SigV4.verify(signed, secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil },
+                                                   region: controlPlane.names.region, service: "ivs") {
             throw .accessDenied("authorization: \(error.reason)")
         }
     }
