@@ -89,6 +89,9 @@ private struct JSONReader {
     private mutating func object(depth: Int) -> JSONValue? {
         index += 1  // {
         var members: [(key: String, value: JSONValue)] = []
+        // Seen keys in a set: a duplicate check by scanning the members was O(n²), 0.2 s of CPU
+        // for a 64 KB frame of 9,000 keys before any token check.
+        var keys: Set<String> = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -97,7 +100,7 @@ private struct JSONReader {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
-            guard !members.contains(where: { $0.key == key }) else { return nil }
+            guard keys.insert(key).inserted else { return nil }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
             index += 1
