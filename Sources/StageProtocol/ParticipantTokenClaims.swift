@@ -18,9 +18,12 @@ public struct ParticipantTokenClaims: Codable, Sendable, Hashable {
     public var attributes: [String: String]?
     public var capabilities: Capabilities
     public var version: String
+    /// Not before, seconds since 1970 (RFC 7519 §4.1.5); IVS's tokens have none, a self-signed
+    /// one may.
+    public var nbf: Int?
 
     enum CodingKeys: String, CodingKey {
-        case exp, iat, jti, resource, topic, attributes, capabilities, version
+        case exp, iat, jti, resource, topic, attributes, capabilities, version, nbf
         case eventsURL = "events_url"
         case whipURL = "whip_url"
         case userId = "user_id"

@@ -25,13 +25,14 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def self_signed_token(private, key_arn, stage_arn, template_claims, user_id="self-signed"):
+def self_signed_token(private, key_arn, stage_arn, template_claims, user_id="self-signed", **overrides):
     """An IVS participant token signed by us: JWS ES384 with the raw r||s signature."""
     now = int(time.time())
     claims = {"exp": now + 3600, "iat": now, "jti": secrets.token_hex(6), "resource": stage_arn,
               "topic": stage_arn.rsplit("/", 1)[1], "events_url": template_claims["events_url"],
               "whip_url": template_claims["whip_url"], "user_id": user_id, "attributes": {"via": "self"},
               "capabilities": {"allow_publish": True, "allow_subscribe": True}, "version": "1.0"}
+    claims.update(overrides)
     header = {"alg": "ES384", "typ": "JWT", "kid": key_arn}
     signing_input = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(claims).encode())}"
     r, s = decode_dss_signature(private.sign(signing_input.encode(), ec.ECDSA(hashes.SHA384())))
@@ -113,3 +114,24 @@ def test_self_signed_token_joins_until_its_key_is_deleted(client, make_stage, im
     ws.send(json.dumps({"v": 1, "type": "join", "token": token}))
     refused = recv_type(ws, "joined")
     assert refused["type"] == "error" and refused["code"] == 4010, refused
+
+
+@pytest.mark.parametrize("overrides, reason", [
+    ({"exp": 2**63 - 1}, "14 days"),
+    ({"iat": int(time.time()) + 3600, "exp": int(time.time()) + 7200}, "iat"),
+    ({"nbf": int(time.time()) + 3600}, "not valid before"),
+    ({"jti": "p" * 200}, "jti"),
+    ({"jti": "bad id"}, "jti"),
+    ({"attributes": {"blob": "x" * 2000}}, "1 KB"),
+])
+def test_self_signed_tokens_keep_the_api_limits(client, make_stage, imported_key, decode_jwt, ws_connect, recv_type,
+                                                overrides, reason):
+    """What CreateParticipantToken would refuse is refused in a self-signed token too."""
+    private, _, key = imported_key
+    arn = make_stage(name="limits")["arn"]
+    template = decode_jwt(client.create_participant_token(stageArn=arn)["participantToken"]["token"])[1]
+    ws = ws_connect(template["events_url"])
+    ws.send(json.dumps({"v": 1, "type": "join", "token": self_signed_token(private, key["arn"], arn, template, **overrides)}))
+    refused = recv_type(ws, "joined")
+    ws.close()
+    assert refused["type"] == "error" and refused["code"] == 4010 and reason in refused["message"], refused

@@ -56,6 +56,34 @@ struct ParticipantTokenVerifier: Sendable {
         guard Double(claims.exp) > now.timeIntervalSince1970 else {
             throw TokenRejection(code: .tokenExpired, reason: "token: expired at \(Date(timeIntervalSince1970: Double(claims.exp)))")
         }
+        try Self.checkLimits(claims, now: now)
         return claims
+    }
+
+    /// The limits CreateParticipantToken enforces, applied to every token, self-signed ones
+    /// included: a lifetime of at most 14 days (IVS's 20,160 minutes), no issue or not-before
+    /// time in the future (a minute of clock skew allowed), a participant id (`jti`) of 1–64
+    /// characters `[A-Za-z0-9_-]`, and attributes of at most 1 KB.
+    static func checkLimits(_ claims: ParticipantTokenClaims, now: Date) throws(TokenRejection) {
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        let skew = 60
+        let maxLifetime = FieldRules.tokenMinutes.upperBound * 60
+        guard claims.iat <= nowSeconds + skew else {
+            throw TokenRejection(code: .invalidToken, reason: "token: iat \(claims.iat) is in the future")
+        }
+        if let nbf = claims.nbf, nbf > nowSeconds + skew {
+            throw TokenRejection(code: .invalidToken, reason: "token: not valid before \(Date(timeIntervalSince1970: Double(nbf)))")
+        }
+        guard claims.exp - claims.iat <= maxLifetime, claims.exp <= nowSeconds + maxLifetime else {
+            throw TokenRejection(code: .invalidToken, reason: "token: exp is more than 14 days (20160 minutes) after iat or now")
+        }
+        guard (1...64).contains(claims.jti.count), claims.jti.allSatisfy(FieldRules.isNameCharacter) else {
+            throw TokenRejection(code: .invalidToken, reason: "token: jti (the participant id) must be 1–64 characters [A-Za-z0-9_-]")
+        }
+        do {
+            try FieldRules.checkAttributes(claims.attributes ?? [:], field: "token: attributes")
+        } catch {
+            throw TokenRejection(code: .invalidToken, reason: error.message)
+        }
     }
 }
