@@ -105,6 +105,19 @@ public struct Ping: Codable, Sendable, Hashable {
     public init(nonce: Int) { self.nonce = nonce }
 }
 
+extension ClientMessage {
+    /// The client-chosen id a request's answer carries (1–64 characters), for the messages that have one.
+    public var requestId: String? {
+        switch self {
+        case .publish(let m): m.requestId
+        case .unpublish(let m): m.requestId
+        case .subscribe(let m): m.requestId
+        case .sdpOffer(let m): m.requestId
+        case .join, .mute, .ping, .leave, .preferLayer: nil
+        }
+    }
+}
+
 extension ClientMessage: Codable {
     public var type: String {
         switch self {

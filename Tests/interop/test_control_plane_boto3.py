@@ -249,3 +249,17 @@ def test_signature_for_another_region_or_service_is_refused(server):
         assert response.status_code == 403, (service, region, response.text)
         assert response.headers["x-amzn-ErrorType"] == "AccessDeniedException"
         assert words in response.json()["message"]
+
+
+def test_the_database_is_private_and_metric_labels_are_bounded(server, raw_call):
+    """The SQLite file holds every token issued: mode 0600 like the signing key. An operation
+    name a client made up is counted as "unknown", not as a new Prometheus series."""
+    import os
+    import stat
+    import requests as requests_module
+    database = server.data_dir / "proscenium.sqlite"
+    assert stat.S_IMODE(os.stat(database).st_mode) == 0o600
+    raw_call("MadeUpOperationXYZ", {}, sign=False)
+    metrics = requests_module.get(f"{server.url}/metrics", timeout=10).text
+    assert "MadeUpOperationXYZ" not in metrics
+    assert 'operation="unknown"' in metrics

@@ -57,3 +57,19 @@ def test_joined_participant_is_visible_and_operator_disconnect_revokes_its_token
     refused = recv_type(again, "joined")
     assert refused["type"] == "error" and refused["code"] == 4012, refused
 
+
+
+def test_a_request_id_over_64_characters_is_refused(client, make_stage, decode_jwt, ws_connect, recv_type):
+    arn = make_stage(name="request-id")["arn"]
+    tok = client.create_participant_token(stageArn=arn, userId="r", capabilities=["PUBLISH"])["participantToken"]
+    ws = ws_connect(decode_jwt(tok["token"])[1]["events_url"])
+    ws.send(json.dumps({"v": 1, "type": "join", "token": tok["token"]}))
+    assert recv_type(ws, "joined")["type"] == "joined"
+    streams = [{"streamId": "cam", "kind": "video", "muted": False}]
+    ws.send(json.dumps({"v": 1, "type": "publish", "requestId": "r" * 65, "streams": streams}))
+    refused = recv_type(ws, "publishState")
+    assert refused["type"] == "error" and refused["code"] == 4220 and "requestId" in refused["message"], refused
+    ws.send(json.dumps({"v": 1, "type": "publish", "requestId": "r" * 64, "streams": streams}))
+    accepted = recv_type(ws, "publishState")
+    assert accepted["type"] == "publishState" and accepted["requestId"] == "r" * 64, accepted
+    ws.close()

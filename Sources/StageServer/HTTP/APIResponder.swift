@@ -20,13 +20,15 @@ struct APIResponder: Sendable {
         } catch {
             result = .failure(error)
         }
+        // Metric labels only from the fixed set of operations: a name a client made up is "unknown".
+        let label = ControlPlane.operations[operation] == nil ? "unknown" : operation
         switch result {
         case .success(let output):
-            ServerMetrics.apiRequest(operation: operation, outcome: "ok")
+            ServerMetrics.apiRequest(operation: label, outcome: "ok")
             if output is IVSAPI.NoContent { return Response(status: .noContent) }
             return json(.ok, output)
         case .failure(let error):
-            ServerMetrics.apiRequest(operation: operation, outcome: error.kind.rawValue)
+            ServerMetrics.apiRequest(operation: label, outcome: error.kind.rawValue)
             ServerLog.api.notice("request refused", metadata: ["operation": "\(operation)", "error": "\(error.kind.rawValue)",
                                                                "reason": "\(error.message)"])
             var response = json(error.kind.status, IVSAPI.ErrorBody(message: error.message))

@@ -21,12 +21,18 @@ final class Store: Sendable {
     /// Signalled by the first job of a burst.
     private let wakeWriter = DispatchSemaphore(value: 0)
 
+    /// Opens (or creates) the database. It holds every participant token issued and the stream
+    /// keys of channels, so it and its WAL files are readable by the server's user only (0600),
+    /// like the signing key beside it (SQLite gives the WAL files the database's own mode).
     init(path: String) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 8192;")
         }
         queue = try DatabaseQueue(path: path, configuration: configuration)
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
         try StoreMigrations.migrator.migrate(queue)
         startWriterThread()
     }

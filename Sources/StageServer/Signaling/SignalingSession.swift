@@ -113,6 +113,9 @@ struct SignalingSession {
         }
         ServerMetrics.signalingMessage(type: message.type)
         do {
+            if let requestId = message.requestId, !(1...64).contains(requestId.count) {
+                throw ServerMessage.SignalError(code: .invalidField, message: "requestId: 1–64 characters, got \(requestId.count)")
+            }
             switch message {
             case .join:
                 throw ServerMessage.SignalError(code: .alreadyJoined, message: "join: this socket already joined")
