@@ -102,6 +102,8 @@ public enum SignalErrorCode: Int, Codable, Sendable, Hashable {
     case insufficientCapabilities = 4030
     case publisherNotFound = 4040
     case invalidField = 4220
+    /// The stage already has as many publishers as it may (IVS: 12).
+    case stageAtCapacity = 4090
     case messageTooLarge = 4130
     case rateLimited = 4290
     case notImplemented = 5010

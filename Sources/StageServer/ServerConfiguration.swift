@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a composition runs on after the last publisher left its stage (or after its start,
     /// when nobody publishes) before it stops by itself, as IVS does after one minute.
     public var compositionIdleTimeoutSeconds: Double = 60
+    /// Publishers a stage may have at once (IVS: 12).
+    public var maxPublishersPerStage = 12
 
     /// The ICE-TCP port when `mediaTCPPort` is not given.
     public static let defaultMediaTCPPort = 7881

@@ -50,6 +50,8 @@ struct StageServerCommand: AsyncParsableCommand {
                                + "or this long after its start when nobody publishes (IVS: 60).",
                                valueName: "seconds"))
     var compositionIdleTimeout: Double = 60
+    @Option(help: "Publishers a stage may have at once (IVS: 12); one more gets error 4090 stageAtCapacity.")
+    var maxPublishersPerStage = 12
     @Flag(help: .hidden)
     var exitWhenStdinCloses = false
     /// Tests: the ICE-TCP limits (see `ICETCPLimits`).
@@ -76,6 +78,7 @@ struct StageServerCommand: AsyncParsableCommand {
         guard compositionIdleTimeout > 0, compositionIdleTimeout.isFinite else {
             throw ValidationError("--composition-idle-timeout must be a positive number of seconds")
         }
+        guard (1...1000).contains(maxPublishersPerStage) else { throw ValidationError("--max-publishers-per-stage must be 1–1000") }
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level '\(logLevel)'") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
@@ -121,6 +124,7 @@ struct StageServerCommand: AsyncParsableCommand {
             dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIPs: publicIP, region: region,
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
         configuration.compositionIdleTimeoutSeconds = compositionIdleTimeout
+        configuration.maxPublishersPerStage = maxPublishersPerStage
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }
         if let iceTcpMaxUnauthenticated { configuration.iceTCPLimits.maximumUnauthenticated = iceTcpMaxUnauthenticated }
         if let iceTcpMaxUnauthenticatedPerSource { configuration.iceTCPLimits.maximumUnauthenticatedPerSource = iceTcpMaxUnauthenticatedPerSource }

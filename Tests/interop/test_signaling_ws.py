@@ -1,5 +1,6 @@
 """One end-to-end join over the signaling WebSocket, observed through the control plane."""
 import json
+import time
 
 import pytest
 
@@ -73,3 +74,35 @@ def test_a_request_id_over_64_characters_is_refused(client, make_stage, decode_j
     accepted = recv_type(ws, "publishState")
     assert accepted["type"] == "publishState" and accepted["requestId"] == "r" * 64, accepted
     ws.close()
+
+
+def test_a_thirteenth_publisher_is_refused_like_ivs(client, make_stage, decode_jwt, ws_connect, recv_type):
+    """IVS caps a stage at 12 publishers: the 13th `publish` gets 4090 stageAtCapacity; once one
+    publisher leaves, it may publish."""
+    arn = make_stage(name="capacity")["arn"]
+    sockets = []
+    streams = [{"streamId": "cam", "kind": "video", "muted": False}]
+    try:
+        for index in range(13):
+            tok = client.create_participant_token(stageArn=arn, userId=f"p{index}", capabilities=["PUBLISH"])["participantToken"]
+            ws = ws_connect(decode_jwt(tok["token"])[1]["events_url"])
+            ws.send(json.dumps({"v": 1, "type": "join", "token": tok["token"]}))
+            assert recv_type(ws, "joined")["type"] == "joined"
+            ws.send(json.dumps({"v": 1, "type": "publish", "requestId": "p", "streams": streams}))
+            sockets.append((ws, recv_type(ws, "publishState")))
+        answers = [answer for _, answer in sockets]
+        assert all(a["type"] == "publishState" for a in answers[:12]), answers[:12]
+        assert answers[12]["type"] == "error" and answers[12]["code"] == 4090, answers[12]
+        sockets[0][0].send(json.dumps({"v": 1, "type": "leave"}))
+        last = sockets[12][0]
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            last.send(json.dumps({"v": 1, "type": "publish", "requestId": "again", "streams": streams}))
+            answer = recv_type(last, "publishState")
+            if answer["type"] == "publishState":
+                break
+            time.sleep(0.1)
+        assert answer["type"] == "publishState", answer
+    finally:
+        for ws, _ in sockets:
+            ws.close()

@@ -15,6 +15,12 @@ extension SignalingHub {
         }
         try StreamRules.check(streams, requestId: requestId)
         let wasPublishing = member.published != nil
+        let publishers = rooms[stageId]?.members.values.filter { $0.published != nil }.count ?? 0
+        guard wasPublishing || publishers < maxPublishersPerStage else {
+            store.recordEvent(sessionId: sessionId, participantId: participantId, name: "PUBLISH_ERROR", errorCode: "QUOTA_EXCEEDED")
+            throw Refusal(code: .stageAtCapacity,
+                          message: "publish: the stage has \(publishers) publishers, its maximum", requestId: requestId)
+        }
         rooms[stageId]?.members[participantId]?.published = streams
         reply(member.peer, .publishState(.init(requestId: requestId, state: .published, streams: streams)))
         let others = rooms[stageId]?.others(than: participantId) ?? []

@@ -12,7 +12,13 @@ actor SignalingHub {
     let store: Store
     var rooms: [String: StageRoom] = [:]
 
-    init(store: Store) { self.store = store }
+    /// Publishers a stage may have at once (IVS: 12); one more is refused with `stageAtCapacity`.
+    let maxPublishersPerStage: Int
+
+    init(store: Store, maxPublishersPerStage: Int = 12) {
+        self.store = store
+        self.maxPublishersPerStage = maxPublishersPerStage
+    }
 
     func activeSessionId(stageId: String) -> String? { rooms[stageId]?.sessionId }
 
