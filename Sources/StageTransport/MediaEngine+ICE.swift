@@ -37,10 +37,13 @@ extension MediaEngine {
         guard let username = try? message.username, let localUfrag = username.split(separator: ":").first,
               let peer = peersByUfrag[String(localUfrag)] else {
             // RFC 8489 §9.1.3: 401 for a USERNAME we do not know, so a client whose connection
-            // ended here (closed, expired, server restarted) learns it at once.
+            // ended here (closed, expired, server restarted) learns it at once. Never a reply
+            // larger than the request: the source of an unauthenticated datagram may be spoofed,
+            // and we must not amplify towards it. A real check (USERNAME, MESSAGE-INTEGRITY,
+            // FINGERPRINT) is always larger than the 401.
             if let reply = try? STUNMessageBuilder.bindingError(transactionID: message.transactionID,
-                                                                 error: STUNErrorCode(code: STUNErrorCode.unauthorized, reason: "Unauthorized")) {
-                send(reply, on: path)
+                                                                 error: STUNErrorCode(code: STUNErrorCode.unauthorized, reason: "")) {
+                if reply.count <= bytes.count { send(reply, on: path) }
             }
             MediaDropReason.stunUnknownUsername.count()
             return .refused

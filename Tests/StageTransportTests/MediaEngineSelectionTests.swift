@@ -75,3 +75,31 @@ struct MediaEngineSelectionTests {
         #expect(peer.selectedPath?.transport == .udp && peer.selectedPath?.remote == udp)
     }
 }
+
+/// An unauthenticated request may come from a spoofed address: the 401 for an unknown USERNAME
+/// is never larger than the request that asked for it (no reflection amplification).
+struct MediaEngineUnknownUsernameTests {
+    typealias Harness = EmbeddedMediaEngine
+
+    @Test("a real check for a forgotten ufrag gets its 401; a small request with an unknown USERNAME gets nothing")
+    func noAmplification() throws {
+        let harness = try Harness()
+        let (socket, channel) = try harness.udpSocket()
+        let forgotten = try harness.peer("gone")
+        forgotten.close()
+        let source = try SocketAddress(ipAddress: "192.0.2.7", port: 5000)
+        let check = Harness.check(for: forgotten)
+        harness.engine.receive(MediaEngineSelectionTests.datagram(check, from: source), on: socket)
+        let answers = try Harness.datagrams(channel)
+        #expect(answers.count == 1)
+        let reply = try #require(answers.first.map { Array($0.data.readableBytesView) })
+        #expect(reply.count <= check.count)
+        #expect(try STUNMessage(parsing: reply).errorCode?.code == 401)
+
+        var small = STUNMessageBuilder(type: .bindingRequest, transactionID: .random())
+        try small.appendUsername("x:y")
+        let tiny = small.finish(fingerprint: false)
+        harness.engine.receive(MediaEngineSelectionTests.datagram(tiny, from: source), on: socket)
+        #expect(try Harness.datagrams(channel).isEmpty, "a \(tiny.count)-byte request is not answered with a larger 401")
+    }
+}
