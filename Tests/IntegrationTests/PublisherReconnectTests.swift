@@ -80,7 +80,10 @@ struct PublisherReconnectTests {
         let successor = try HandDrivenPeer(sendingSSRC: 0x2222)
         let successorAnswer = try await successor.negotiate(port: setup.server.port, path: "/whip", token: setup.stage.publisherToken)
         let location = try #require(successorAnswer.location)
-        let deleted = try await RawHTTP.request("DELETE", ip: "127.0.0.1", port: setup.server.port, path: location)
+        let anonymous = try await RawHTTP.request("DELETE", ip: "127.0.0.1", port: setup.server.port, path: location)
+        #expect(anonymous.status == 401, "a WHIP resource is deleted only with its participant's token")
+        let deleted = try await RawHTTP.request("DELETE", ip: "127.0.0.1", port: setup.server.port, path: location,
+                                                headers: ["Authorization": "Bearer \(setup.stage.publisherToken)"])
         #expect(deleted.status == 200)
         #expect(await setup.publisher.check(over: setup.publisherUDP, answer: setup.publisherAnswer, useCandidate: false)?.type == .bindingError,
                 "the session it was to replace is closed")

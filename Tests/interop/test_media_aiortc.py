@@ -150,3 +150,39 @@ def test_whip_refuses_subscribe_only_token_and_bad_sdp(server, client, make_stag
     assert requests.post(f"{server.url}/whep/nobody", data="v=0\r\n", timeout=10,
                          headers={"Authorization": f"Bearer {viewer['token']}",
                                   "Content-Type": "application/sdp"}).status_code in (400, 404)
+
+
+def test_whip_and_whep_resources_need_their_owners_token(server, client, make_stage):
+    """RFC 9725 §4.4: DELETE and the layer extension on a WHIP/WHEP resource need the bearer
+    token of the participant that created it: 401 without one, 403 with another's, 200/204
+    with its own."""
+    stage = make_stage()
+    publisher = client.create_participant_token(stageArn=stage["arn"], capabilities=["PUBLISH"])["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], capabilities=["SUBSCRIBE"])["participantToken"]
+    other = client.create_participant_token(stageArn=stage["arn"], capabilities=["SUBSCRIBE"])["participantToken"]
+
+    async def negotiate_and_check():
+        publish_pc, watch_pc = peer(), peer()
+        try:
+            publish_pc.addTrack(NumberedVideo())
+            whip = await post_offer(publish_pc, f"{server.url}/whip", publisher["token"])
+            watch_pc.addTransceiver("video", direction="recvonly")
+            whep = await post_offer(watch_pc, f"{server.url}/whep/{publisher['participantId']}", viewer["token"])
+            await asyncio.to_thread(check, whip, whep)
+        finally:
+            await publish_pc.close()
+            await watch_pc.close()
+
+    def check(whip, whep):
+        bearer = lambda token: {"Authorization": f"Bearer {token}"}
+        layer = f"{server.url}{whep}/layer"
+        assert requests.post(layer, json={"encodingId": "f"}, timeout=10).status_code == 401
+        assert requests.post(layer, json={"encodingId": "f"}, headers=bearer(other["token"]), timeout=10).status_code == 403
+        assert requests.delete(f"{server.url}{whep}", timeout=10).status_code == 401
+        assert requests.delete(f"{server.url}{whep}", headers=bearer(other["token"]), timeout=10).status_code == 403
+        assert requests.delete(f"{server.url}{whip}", headers=bearer(viewer["token"]), timeout=10).status_code == 403
+        assert requests.delete(f"{server.url}{whep}", headers=bearer(viewer["token"]), timeout=10).status_code == 200
+        assert requests.delete(f"{server.url}{whip}", headers=bearer(publisher["token"]), timeout=10).status_code == 200
+        assert requests.delete(f"{server.url}{whip}", headers=bearer(publisher["token"]), timeout=10).status_code == 404
+
+    asyncio.run(negotiate_and_check())

@@ -98,7 +98,8 @@ async def watch(server_url, publisher_id, token, layer, seconds, switch_to=None,
     if switch_to:
         await asyncio.sleep(switch_after)
         response = await asyncio.to_thread(requests.post, f"{server_url}{location}/layer",
-                                           json={"encodingId": switch_to}, timeout=5)
+                                           json={"encodingId": switch_to}, headers={"Authorization": f"Bearer {token}"},
+                                           timeout=5)
         assert response.status_code == 204, response.text
         switched_at = time.monotonic()
     await asyncio.wait_for(done, timeout=seconds + 10)

@@ -13,11 +13,11 @@ struct WHIPResponder: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.post("/whip") { request, _ in await publish(request) }
-        router.delete("/whip/:resource") { _, context in await delete(context.parameters.get("resource") ?? "") }
+        router.delete("/whip/:resource") { request, context in await delete(request, context.parameters.get("resource") ?? "") }
         router.post("/whep/:participantId") { request, context in
             await subscribe(request, to: context.parameters.get("participantId") ?? "")
         }
-        router.delete("/whep/resource/:resource") { _, context in await delete(context.parameters.get("resource") ?? "") }
+        router.delete("/whep/resource/:resource") { request, context in await delete(request, context.parameters.get("resource") ?? "") }
         router.post("/whep/resource/:resource/layer") { request, context in
             await selectLayer(request, resource: context.parameters.get("resource") ?? "")
         }
@@ -38,6 +38,7 @@ struct WHIPResponder: Sendable {
     /// an empty object goes back to the highest available.
     func selectLayer(_ request: Request, resource: String) async -> Response {
         struct LayerRequest: Decodable { var encodingId: String? }
+        if let refusal = await ownerRefusal(request, resource: resource) { return refusal }
         guard let body = try? await request.body.collect(upTo: 4096),
               let layer = try? JSONDecoder().decode(LayerRequest.self, from: Data(buffer: body)) else {
             return text(.badRequest, "body: a JSON object {\"encodingId\": \"<rid>\"}")
@@ -70,7 +71,7 @@ struct WHIPResponder: Sendable {
         do {
             let (claims, offer) = try await read(request, requires: \.allowSubscribe, "SUBSCRIBE")
             let layer = request.uri.queryParameters.get("layer")
-            let answer = try await media.subscribe(to: publisherId, stageId: claims.topic, offer: offer, layer: layer)
+            let answer = try await media.subscribe(to: publisherId, stageId: claims.topic, offer: offer, layer: layer, ownerId: claims.jti)
             var response = created(answer, location: "/whep/resource/\(answer.resourceId)")
             response.headers[HTTPField.Name("Link")!] = "</whep/resource/\(answer.resourceId)/layer>; rel=\"urn:ietf:params:whep:ext:core:layer\""
             return response
@@ -85,8 +86,28 @@ struct WHIPResponder: Sendable {
         }
     }
 
-    func delete(_ resource: String) async -> Response {
-        await media.close(resourceId: resource) ? Response(status: .ok) : text(.notFound, "no such session")
+    func delete(_ request: Request, _ resource: String) async -> Response {
+        if let refusal = await ownerRefusal(request, resource: resource) { return refusal }
+        return await media.close(resourceId: resource) ? Response(status: .ok, headers: Self.corsHeaders) : text(.notFound, "no such session")
+    }
+
+    /// A WHIP/WHEP resource is changed or deleted only with the bearer token of the participant
+    /// it belongs to (RFC 9725 §4.4 lets a server require it): 401 without a valid token, 403
+    /// with someone else's, 404 for no such resource — checked in that order, so a caller
+    /// without credentials learns nothing about which resources exist.
+    private func ownerRefusal(_ request: Request, resource: String) async -> Response? {
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            return text(.unauthorized, "Authorization: Bearer <participant token> is required")
+        }
+        let claims: ParticipantTokenClaims
+        do {
+            claims = try await admission.admit(String(authorization.dropFirst("Bearer ".count)))
+        } catch {
+            return text(.unauthorized, "\(error.code): \(error.message)")
+        }
+        guard let owner = await media.owner(resourceId: resource) else { return text(.notFound, "no such session") }
+        guard owner == claims.jti else { return text(.forbidden, "this session belongs to another participant") }
+        return nil
     }
 
     struct ErrorResponse: Error {

@@ -79,14 +79,15 @@ final class MediaService: @unchecked Sendable {
     /// WHEP: a subscriber's offer for one publisher's tracks.
     /// - Parameter layer: the simulcast layer wanted, by rid (nil: the highest available).
     /// - Parameter subscriberId: the participant subscribing through signaling (for `preferLayer`).
+    /// - Parameter ownerId: the participant whose token asked (WHEP); the signaling subscriber otherwise.
     func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer, layer: String? = nil,
-                   subscriberId: String? = nil) async throws -> Answer {
+                   subscriberId: String? = nil, ownerId: String? = nil) async throws -> Answer {
         try await engine.eventLoop.submit { [self] in
             guard let publisher = publishers[publisherId] else { throw SubscribeFailure.publisherNotFound }
             guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            let session = SubscriberSession(id: resourceId, peer: peer)
+            let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", peer: peer)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
@@ -114,6 +115,13 @@ final class MediaService: @unchecked Sendable {
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
                                        candidates: candidates).answer(outgoing: outgoing)
             return Answer(resourceId: resourceId, sdp: answer)
+        }.get()
+    }
+
+    /// The participant a WHIP or WHEP resource belongs to; nil when there is no such resource.
+    func owner(resourceId: String) async -> String? {
+        try? await engine.eventLoop.submit { [self] in
+            publisherResources[resourceId]?.participantId ?? subscribers[resourceId]?.ownerId
         }.get()
     }
 

@@ -5,13 +5,16 @@ import StageTransport
 /// subscriber's RTCP feedback turned into keyframe requests towards the publisher.
 final class SubscriberSession: MediaPeerDelegate {
     let id: String
+    /// The participant whose token created it: the only one who may change or delete it.
+    let ownerId: String
     let peer: MediaPeer
     /// outgoing SSRC → consumer.
     private(set) var consumers: [UInt32: Consumer] = [:]
     var onClose: ((SubscriberSession) -> Void)?
 
-    init(id: String, peer: MediaPeer) {
+    init(id: String, ownerId: String, peer: MediaPeer) {
         self.id = id
+        self.ownerId = ownerId
         self.peer = peer
         peer.delegate = self
     }
