@@ -49,6 +49,7 @@ public enum StageServerApp {
         let engine = mediaPlane.engine
         let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub)
         let whip = WHIPResponder(admission: admission, media: media)
+        await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

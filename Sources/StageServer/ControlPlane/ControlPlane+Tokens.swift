@@ -62,7 +62,11 @@ extension ControlPlane {
             throw APIError.validation("participantId: required")
         }
         let reason = try fields.string("reason", length: 0...128) ?? ""
-        let wasConnected = await hub.disconnect(stageId: stage.id, participantId: participantId, reason: reason)
+        var wasConnected = await hub.disconnect(stageId: stage.id, participantId: participantId, reason: reason)
+        if !wasConnected, let endMedia = await hub.endMedia {
+            // A participant with media sessions only (a WHEP viewer) is disconnected too.
+            wasConnected = await endMedia(stage.id, participantId, "disconnected by the operator")
+        }
         guard wasConnected else {
             throw APIError.notFound("participantId: participant \(participantId) is not connected to stage \(names.stage(stage.id))")
         }

@@ -87,7 +87,7 @@ final class MediaService: @unchecked Sendable {
             guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", peer: peer)
+            let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
@@ -116,6 +116,21 @@ final class MediaService: @unchecked Sendable {
                                        candidates: candidates).answer(outgoing: outgoing)
             return Answer(resourceId: resourceId, sdp: answer)
         }.get()
+    }
+
+    /// Media follows authorization: every peer connection of `participantId` on the stage (or of
+    /// everyone on it, when nil) ends now with a DTLS close_notify — its publish sessions (whose
+    /// subscribers then see the publisher leave) and the subscribe sessions it owns.
+    /// - Returns: whether there was anything to end.
+    @discardableResult
+    func end(stageId: String, participantId: String?, reason: String) async -> Bool {
+        (try? await engine.eventLoop.submit { [self] in
+            let matches = { (stage: String, owner: String) in stage == stageId && (participantId == nil || owner == participantId) }
+            let peers = publisherResources.values.filter { matches($0.stageId, $0.participantId) }.map(\.peer)
+                + subscribers.values.filter { matches($0.stageId, $0.ownerId) }.map(\.peer)
+            for peer in peers { peer.close(reason: reason) }
+            return !peers.isEmpty
+        }.get()) ?? false
     }
 
     /// The participant a WHIP or WHEP resource belongs to; nil when there is no such resource.

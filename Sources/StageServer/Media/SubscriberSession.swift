@@ -7,14 +7,16 @@ final class SubscriberSession: MediaPeerDelegate {
     let id: String
     /// The participant whose token created it: the only one who may change or delete it.
     let ownerId: String
+    let stageId: String
     let peer: MediaPeer
     /// outgoing SSRC → consumer.
     private(set) var consumers: [UInt32: Consumer] = [:]
     var onClose: ((SubscriberSession) -> Void)?
 
-    init(id: String, ownerId: String, peer: MediaPeer) {
+    init(id: String, ownerId: String, stageId: String, peer: MediaPeer) {
         self.id = id
         self.ownerId = ownerId
+        self.stageId = stageId
         self.peer = peer
         peer.delegate = self
     }

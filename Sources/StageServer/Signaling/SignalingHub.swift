@@ -71,8 +71,22 @@ actor SignalingHub {
     }
 
     /// DisconnectParticipant: tells the client why, closes its socket, removes it.
+    /// Ends media sessions when a participant is removed by force (kick, token expiry, stage
+    /// deleted): set once by the media service. The participant id is nil for the whole stage.
+    private(set) var endMedia: (@Sendable (_ stageId: String, _ participantId: String?, _ reason: String) async -> Bool)?
+
+    func setEndMedia(_ end: @escaping @Sendable (_ stageId: String, _ participantId: String?, _ reason: String) async -> Bool) {
+        endMedia = end
+    }
+
+    private func endMediaNow(_ stageId: String, _ participantId: String?, _ reason: String) {
+        guard let endMedia else { return }
+        Task { _ = await endMedia(stageId, participantId, reason) }
+    }
+
     func disconnect(stageId: String, participantId: String, reason: String) -> Bool {
         guard let member = rooms[stageId]?.members[participantId] else { return false }
+        endMediaNow(stageId, participantId, "disconnected by the operator")
         member.peer.close(with: encode(.disconnect(.init(reason: .disconnectedByOperator,
                                                           message: reason.isEmpty ? "disconnected by the stage operator" : reason))))
         remove(stageId: stageId, participantId: participantId, connectionId: member.peer.connectionId, reason: .disconnected)
@@ -82,12 +96,14 @@ actor SignalingHub {
     /// Ends a session from the server side (token expired, protocol violation, shutdown).
     func expel(stageId: String, participantId: String, connectionId: UInt64, reason: DisconnectReason, message: String) {
         guard let member = rooms[stageId]?.members[participantId], member.peer.connectionId == connectionId else { return }
+        if reason == .tokenExpired { endMediaNow(stageId, participantId, message) }
         member.peer.close(with: encode(.disconnect(.init(reason: reason, message: message))))
         remove(stageId: stageId, participantId: participantId, connectionId: connectionId, reason: .disconnected)
     }
 
     /// DeleteStage: everyone is told and disconnected; the session ends.
     func closeStage(stageId: String) {
+        endMediaNow(stageId, nil, "the stage was deleted")
         guard let room = rooms[stageId] else { return }
         let text = encode(.disconnect(.init(reason: .stageDeleted, message: "the stage was deleted")))
         for member in room.members.values { member.peer.close(with: text) }

@@ -1,0 +1,150 @@
+"""Media follows authorization (issue 11, finding 1): DisconnectParticipant and DeleteStage end
+the participant's media — WHIP publish and WHEP subscribe sessions close (DTLS close_notify) and
+frames stop within a second — and nobody can subscribe to a kicked publisher afterwards."""
+import asyncio
+import time
+
+import requests
+
+from test_media_aiortc import NumberedVideo, peer, post_offer
+
+
+async def watch(server_url, publisher_token, publisher_id, viewer_token, action, seconds_after=2.5):
+    """WHIP publisher → WHEP viewer; after 2 s of frames runs `action()` (in a thread) and
+    returns the arrival times of the viewer's frames, the action's time, and the publisher's
+    connection states."""
+    publisher, viewer = peer(), peer()
+    publisher.addTrack(NumberedVideo())
+    states = []
+    publisher.on("connectionstatechange", lambda: states.append((time.monotonic(), publisher.connectionState)))
+    await post_offer(publisher, f"{server_url}/whip", publisher_token)
+    viewer.addTransceiver("video", direction="recvonly")
+    arrivals = []
+
+    async def receive(track):
+        while True:
+            try:
+                await asyncio.wait_for(track.recv(), timeout=5)
+            except Exception:
+                return
+            arrivals.append(time.monotonic())
+
+    tasks = []
+    viewer.on("track", lambda track: tasks.append(asyncio.ensure_future(receive(track))))
+    await post_offer(viewer, f"{server_url}/whep/{publisher_id}", viewer_token)
+    await asyncio.sleep(2)
+    acted = time.monotonic()
+    await asyncio.to_thread(action)
+    await asyncio.sleep(seconds_after)
+    await publisher.close()
+    await viewer.close()
+    for task in tasks:
+        task.cancel()
+    return arrivals, acted, states
+
+
+def stopped_within(arrivals, acted):
+    before = [t for t in arrivals if t < acted]
+    after = [t for t in arrivals if t >= acted]
+    return len(before), (after[-1] - acted if after else 0.0)
+
+
+def test_disconnecting_a_whip_publisher_ends_its_media(server, client, make_stage):
+    stage = make_stage(name="kick-media")
+    publisher = client.create_participant_token(stageArn=stage["arn"], userId="pub", capabilities=["PUBLISH"])["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], userId="view", capabilities=["SUBSCRIBE"])["participantToken"]
+    late = client.create_participant_token(stageArn=stage["arn"], userId="late", capabilities=["SUBSCRIBE"])["participantToken"]
+
+    def kick():
+        client.disconnect_participant(stageArn=stage["arn"], participantId=publisher["participantId"], reason="bye")
+
+    arrivals, acted, states = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"], kick))
+    frames_before, last_after = stopped_within(arrivals, acted)
+    print(f"{frames_before} frames before the kick; the last one {last_after:.3f} s after it; publisher states {[s for _, s in states]}")
+    assert frames_before > 30
+    assert last_after <= 1.0
+    # The publisher's connection was ended by the server, not by its own close.
+    ended = [t for t, s in states if s in ("closed", "failed") and t > acted]
+    assert ended and ended[0] - acted <= 1.5, states
+    # Nobody can watch the kicked participant any more.
+    response = requests.post(f"{server.url}/whep/{publisher['participantId']}", data="v=0\r\n", timeout=10,
+                             headers={"Authorization": f"Bearer {late['token']}", "Content-Type": "application/sdp"})
+    assert response.status_code in (400, 404), response.text
+
+
+def test_deleting_the_stage_ends_its_media(server, client, make_stage):
+    stage = make_stage(name="delete-media")
+    publisher = client.create_participant_token(stageArn=stage["arn"], userId="pub", capabilities=["PUBLISH"])["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], userId="view", capabilities=["SUBSCRIBE"])["participantToken"]
+
+    def delete():
+        client.delete_stage(arn=stage["arn"])
+
+    arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"], delete))
+    frames_before, last_after = stopped_within(arrivals, acted)
+    print(f"{frames_before} frames before DeleteStage; the last one {last_after:.3f} s after it")
+    assert frames_before > 30 and last_after <= 1.0
+
+
+def test_disconnecting_a_whep_viewer_ends_its_session(server, client, make_stage):
+    """A participant whose only presence is a WHEP session is disconnected too (not 404)."""
+    stage = make_stage(name="kick-viewer")
+    publisher = client.create_participant_token(stageArn=stage["arn"], userId="pub", capabilities=["PUBLISH"])["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], userId="view", capabilities=["SUBSCRIBE"])["participantToken"]
+
+    def kick():
+        client.disconnect_participant(stageArn=stage["arn"], participantId=viewer["participantId"])
+
+    arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"], kick))
+    frames_before, last_after = stopped_within(arrivals, acted)
+    print(f"{frames_before} frames before the viewer was kicked; the last one {last_after:.3f} s after it")
+    assert frames_before > 30 and last_after <= 1.0
+
+
+def test_disconnecting_an_sdk_publisher_ends_its_media(server, client, make_stage, tmp_path):
+    """The same for a publisher that negotiated over signaling (`stage join`): a WHEP viewer's
+    frames stop within a second of DisconnectParticipant."""
+    import subprocess
+    from composition import stage_cli
+    from conftest import stop_process
+    stage = make_stage(name="kick-sdk")
+    publisher = client.create_participant_token(stageArn=stage["arn"], userId="host", capabilities=["PUBLISH"])["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], userId="view", capabilities=["SUBSCRIBE"])["participantToken"]
+    host = subprocess.Popen([str(stage_cli(server)), "join", "--token", publisher["token"], "--strategy", "broadcast",
+                             "--size", "320x180", "--simulcast", "off", "--status-interval", "0"],
+                            stdout=open(tmp_path / "host.log", "wb"), stderr=subprocess.STDOUT)
+    try:
+        from composition import wait_published
+        wait_published(client, stage["arn"], 1)
+
+        async def run():
+            watcher = peer()
+            watcher.addTransceiver("video", direction="recvonly")
+            arrivals = []
+
+            async def receive(track):
+                while True:
+                    try:
+                        await asyncio.wait_for(track.recv(), timeout=5)
+                    except Exception:
+                        return
+                    arrivals.append(time.monotonic())
+
+            tasks = []
+            watcher.on("track", lambda track: tasks.append(asyncio.ensure_future(receive(track))))
+            await post_offer(watcher, f"{server.url}/whep/{publisher['participantId']}", viewer["token"])
+            await asyncio.sleep(2)
+            acted = time.monotonic()
+            await asyncio.to_thread(client.disconnect_participant, stageArn=stage["arn"], participantId=publisher["participantId"])
+            await asyncio.sleep(2.5)
+            await watcher.close()
+            for task in tasks:
+                task.cancel()
+            return arrivals, acted
+
+        arrivals, acted = asyncio.run(run())
+    finally:
+        stop_process(host)
+    frames_before, last_after = stopped_within(arrivals, acted)
+    print(f"{frames_before} frames before the SDK publisher was kicked; the last one {last_after:.3f} s after it")
+    assert frames_before > 20 and last_after <= 1.0
