@@ -87,6 +87,13 @@ public struct Canvas: Sendable {
     /// rendition), e.g. the 640×360 rendition of a 1280×720 canvas.
     public func downscaled(to size: LayoutSize) -> Canvas {
         var smaller = Canvas(width: size.width, height: size.height, background: background)
+        downscale(into: &smaller)
+        return smaller
+    }
+
+    /// This canvas scaled into `smaller` (its size), reusing its buffer: what an encoder loop
+    /// does every frame.
+    public func downscale(into smaller: inout Canvas) {
         smaller.scalingFilter = scalingFilter
         let source = layout
         let target = smaller.layout
@@ -100,7 +107,6 @@ public struct Canvas: Sendable {
                               kFilterBox)
             }
         }
-        return smaller
     }
 
     /// The luma, U and V values at a pixel (for tests and debugging).

@@ -12,6 +12,14 @@ enum CanvasFit {
         case .fill:
             return (whole, tile)
         case .cover:
+            // A source at most 2 % larger than the tile each way (a 640×360 layer in the 638×358
+            // tile the default 2-pixel gap leaves) is cropped to the tile around its centre
+            // rather than rescaled: the same picture to the eye, and a copy instead of a filter.
+            if source.width >= tile.width, source.height >= tile.height,
+               source.width * 50 <= tile.width * 51, source.height * 50 <= tile.height * 51 {
+                return (LayoutRect(x: evenFloor((source.width - tile.width) / 2), y: evenFloor((source.height - tile.height) / 2),
+                                   width: tile.width, height: tile.height), tile)
+            }
             // Compare aspect ratios exactly: source.w / source.h vs tile.w / tile.h.
             if source.width * tile.height > source.height * tile.width {
                 let width = max(2, evenFloor(source.height * tile.width / tile.height))

@@ -28,6 +28,8 @@ struct CompositorCommand: AsyncParsableCommand {
     var timelineStart: Double = 0
     @Option(help: "Seconds between JPEG thumbnails (chunks of kind thumbnail); none by default.") var thumbnailInterval: Int?
     @Option(help: "libx264 preset.") var preset: String = "veryfast"
+    @Option(help: "libx264 threads per rendition (1: the least CPU per output second; 0: x264 decides).")
+    var x264Threads: Int = 1
     @Option(help: "A CA file to trust for the server's https:// and wss:// URLs.") var caFile: String?
 
     func validate() throws {
@@ -48,7 +50,7 @@ struct CompositorCommand: AsyncParsableCommand {
             }
             return RenditionConfiguration(width: width, height: height, framerate: fps, videoBitrate: bitrate,
                                           framesPerPart: framesPerPart, partsPerSegment: partsPerSegment, preset: preset,
-                                          baseTimeSeconds: timelineStart)
+                                          threads: x264Threads, baseTimeSeconds: timelineStart)
         }
     }
 

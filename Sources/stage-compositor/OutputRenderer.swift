@@ -27,6 +27,8 @@ final class OutputRenderer: @unchecked Sendable {
     private var encoders: [RenditionEncoder]
     private var thumbnails: ThumbnailEncoder?
     private var canvas: Canvas
+    /// The smaller renditions' pictures, refilled from the canvas every frame.
+    private var smallerCanvases: [Int: Canvas] = [:]
     private let layout: CompositionLayout
     private var tiles: [Tile] = []
     private var layoutVersion = -1
@@ -141,7 +143,9 @@ final class OutputRenderer: @unchecked Sendable {
                 }
             } else {
                 let configuration = settings.renditions[index]
-                let smaller = canvas.downscaled(to: LayoutSize(width: configuration.width, height: configuration.height))
+                var smaller = smallerCanvases.removeValue(forKey: index) ?? Canvas(width: configuration.width, height: configuration.height)
+                canvas.downscale(into: &smaller)
+                smallerCanvases[index] = smaller
                 part = try smaller.withPlanes { planes in
                     try audio.withUnsafeBufferPointer { try encoder.encode(picture: planes, audio: $0, intervals: intervals) }
                 }

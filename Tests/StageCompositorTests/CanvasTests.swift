@@ -115,6 +115,11 @@ struct CanvasTests {
          LayoutRect(x: 0, y: 184, width: 480, height: 270)),
         (LayoutSize(width: 640, height: 360), LayoutRect(x: 0, y: 0, width: 320, height: 180),
          LayoutRect(x: 0, y: 0, width: 640, height: 360)),
+        // Within 2 % of the tile (the default gap's 638×358): cropped, not rescaled.
+        (LayoutSize(width: 640, height: 360), LayoutRect(x: 642, y: 362, width: 638, height: 358),
+         LayoutRect(x: 0, y: 0, width: 638, height: 358)),
+        (LayoutSize(width: 1280, height: 720), LayoutRect(x: 0, y: 0, width: 1270, height: 710),
+         LayoutRect(x: 4, y: 4, width: 1270, height: 710)),
     ])
     func coverGeometry(source: LayoutSize, tile: LayoutRect, crop: LayoutRect) {
         let placement = CanvasFit.placement(source: source, tile: tile, mode: .cover)
