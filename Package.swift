@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageWire", "StageHLS",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

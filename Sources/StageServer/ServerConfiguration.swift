@@ -31,6 +31,12 @@ public struct ServerConfiguration: Sendable {
     public var compositionIdleTimeoutSeconds: Double = 60
     /// Publishers a stage may have at once (IVS: 12).
     public var maxPublishersPerStage = 12
+    /// An HTTP connection with nothing to read or write this long is closed (requests that
+    /// trickle in, connections held open): seconds. WebSockets have their own pings.
+    public var httpIdleTimeoutSeconds: Double = 30
+    /// Open HTTP and WebSocket connections at most (kept below the open-file limit, with a
+    /// margin for the media sockets and files); more wait in the listen backlog.
+    public var maxHTTPConnections = 10_000
 
     /// The ICE-TCP port when `mediaTCPPort` is not given.
     public static let defaultMediaTCPPort = 7881

@@ -5,6 +5,7 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import Metrics
+import NIOCore
 import Prometheus
 import StageProtocol
 import StageTransport
@@ -75,12 +76,17 @@ public enum StageServerApp {
         }
 
         let httpHost = httpBindHost(configuration, log: log)
+        let idle = NIOCore.TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeoutSeconds * 1e9))
         let http: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
-            ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)))))
+            http1: .init(idleTimeout: idle),
+            ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)))),
+            firstRequestDeadline: idle, maxHeadBytes: 32 << 10)
+        let connectionCap = httpConnectionCap(configuration)
         let app = Application(
             router: router,
             server: try tlsConfiguration.map { try .tls(http, tlsConfiguration: $0) } ?? http,
-            configuration: .init(address: .hostname(httpHost, port: configuration.httpPort), serverName: "proscenium"),
+            configuration: .init(address: .hostname(httpHost, port: configuration.httpPort), serverName: "proscenium",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(connectionCap)),
             onServerRunning: { _ in
                 log.info("stage-server listening", metadata: [
                     "http": "\(httpHost.contains(":") ? "[\(httpHost)]" : httpHost):\(configuration.httpPort)\(tlsConfiguration == nil ? "" : " (tls)")", "public_url": "\(endpoints.baseURL)",
@@ -96,6 +102,16 @@ public enum StageServerApp {
         await hub.closeAll()
         await engine.close()
         try? await store.flush()
+    }
+
+    /// `maxHTTPConnections`, lowered to leave 1,024 descriptors of the open-file limit for the
+    /// media sockets, the database, compositors' pipes and files.
+    static func httpConnectionCap(_ configuration: ServerConfiguration) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
+            return configuration.maxHTTPConnections
+        }
+        return max(64, min(configuration.maxHTTPConnections, Int(limit.rlim_cur) - 1024))
     }
 
     static func printCredentialHelp(_ key: ServerSecrets.AccessKey, configuration: ServerConfiguration, endpoint: String) {

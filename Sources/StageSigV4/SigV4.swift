@@ -78,17 +78,20 @@ public enum SigV4 {
             "AWS4-HMAC-SHA256 Credential=\(accessKeyId)/\(auth.scope), SignedHeaders=\(signedHeaders.joined(separator: ";")), Signature=\(signature)"))
     }
 
-    /// Checks a signed request against the secret of its access key.
+    /// What can be checked of a signed request before its body is read: the Authorization
+    /// header parses, its credential scope is this server's, the access key is known, the
+    /// X-Amz-Date is within `maxSkew` and matches the scope's date, `host` is signed. A server
+    /// refuses what fails here without reading (or holding) the body.
     /// - Parameters:
     ///   - secretForKey: the secret of an access key id, or `nil` when the key is unknown.
     ///   - now: the verifier's clock; requests more than `maxSkew` away are refused.
-    /// - Parameters:
     ///   - region, service: the credential scope this server accepts (AWS SigV4: a signature for
     ///     another region or service is refused even when it is valid); nil accepts any.
-    public static func verify(_ request: SigV4Request, secretForKey: (String) -> String?, now: Date = Date(),
-                              maxSkew: TimeInterval = 15 * 60, region: String? = nil,
-                              service: String? = nil) -> Result<SigV4Authorization, SigV4Error> {
-        guard let header = request.headers.first(where: { $0.name.lowercased() == "authorization" })?.value else {
+    /// - Returns: the parsed authorization, the key's secret and the X-Amz-Date, for `verify`.
+    public static func precheck(headers: [(name: String, value: String)], secretForKey: (String) -> String?, now: Date = Date(),
+                                maxSkew: TimeInterval = 15 * 60, region: String? = nil, service: String? = nil)
+        -> Result<(authorization: SigV4Authorization, secret: String, amzDate: String), SigV4Error> {
+        guard let header = headers.first(where: { $0.name.lowercased() == "authorization" })?.value else {
             return .failure(.init("the request is not signed: Authorization header missing"))
         }
         let auth: SigV4Authorization
@@ -105,7 +108,7 @@ public enum SigV4 {
         guard let secret = secretForKey(auth.accessKeyId) else {
             return .failure(.init("the access key id '\(auth.accessKeyId)' is not known to this server"))
         }
-        guard let amzDate = request.headers.first(where: { $0.name.lowercased() == "x-amz-date" })?.value,
+        guard let amzDate = headers.first(where: { $0.name.lowercased() == "x-amz-date" })?.value,
               let signedAt = parseAmzDate(amzDate) else {
             return .failure(.init("X-Amz-Date header missing or not in yyyyMMdd'T'HHmmss'Z' form"))
         }
@@ -114,7 +117,21 @@ public enum SigV4 {
         }
         guard amzDate.hasPrefix(auth.date) else { return .failure(.init("credential date does not match X-Amz-Date")) }
         guard auth.signedHeaders.contains("host") else { return .failure(.init("the host header must be signed")) }
-        let expected = computeSignature(request: request, authorization: auth, amzDate: amzDate, secretAccessKey: secret)
+        return .success((auth, secret, amzDate))
+    }
+
+    /// Checks a signed request against the secret of its access key: `precheck`, then the
+    /// signature over the canonical request, body included.
+    public static func verify(_ request: SigV4Request, secretForKey: (String) -> String?, now: Date = Date(),
+                              maxSkew: TimeInterval = 15 * 60, region: String? = nil,
+                              service: String? = nil) -> Result<SigV4Authorization, SigV4Error> {
+        let checked: (authorization: SigV4Authorization, secret: String, amzDate: String)
+        switch precheck(headers: request.headers, secretForKey: secretForKey, now: now, maxSkew: maxSkew, region: region, service: service) {
+        case .failure(let error): return .failure(error)
+        case .success(let value): checked = value
+        }
+        let auth = checked.authorization
+        let expected = computeSignature(request: request, authorization: auth, amzDate: checked.amzDate, secretAccessKey: checked.secret)
         guard constantTimeEqual(expected, auth.signature) else {
             return .failure(.init("the request signature does not match the one computed with the secret of '\(auth.accessKeyId)'"))
         }

@@ -7,13 +7,19 @@ import StageSigV4
 /// Turns an HTTP request into a control-plane call: size limit, SigV4 check, dispatch,
 /// and the IVS error format (`x-amzn-ErrorType` header, `message` in the body).
 struct APIResponder: Sendable {
-    static let maxBodyBytes = 1 << 20
+    /// IVS request bodies are small (the largest, CreateStage with 12 token configurations and
+    /// 50 tags, is a few KB): more is refused, and only after the headers authenticate.
+    static let maxBodyBytes = 64 << 10
+    /// A signed request's body must arrive within this.
+    static let bodyDeadline: Duration = .seconds(10)
     let controlPlane: ControlPlane
     let accessKey: ServerSecrets.AccessKey
 
     func respond(_ request: Request, operation: String) async -> Response {
         let result: Result<any Encodable & Sendable, APIError>
         do {
+            // Unauthenticated work is bounded: the headers are checked before any body is read.
+            try precheck(request)
             let body = try await collectBody(request)
             try authenticate(request, body: body)
             result = .success(try await controlPlane.handle(operation: operation, body: body))
@@ -38,16 +44,42 @@ struct APIResponder: Sendable {
     }
 
     private func collectBody(_ request: Request) async throws(APIError) -> [UInt8] {
-        do {
-            return Array(buffer: try await request.body.collect(upTo: Self.maxBodyBytes))
-        } catch {
-            throw .validation("request body: larger than \(Self.maxBodyBytes) bytes")
+        let outcome: Result<[UInt8], APIError> = await withTaskGroup(of: Result<[UInt8], APIError>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(Array(buffer: try await request.body.collect(upTo: Self.maxBodyBytes)))
+                } catch {
+                    return .failure(.validation("request body: larger than \(Self.maxBodyBytes) bytes"))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: Self.bodyDeadline)
+                return Task.isCancelled ? nil : .failure(.validation("request body: not received within \(Self.bodyDeadline)"))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(.validation("request body: not received"))
+        }
+        return try outcome.get()
+    }
+
+    private func signedHeaders(_ request: Request) -> [(name: String, value: String)] {
+        var headers = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+        if let authority = request.head.authority { headers.append((name: "host", value: authority)) }
+        return headers
+    }
+
+    private func precheck(_ request: Request) throws(APIError) {
+        let secret = accessKey
+        if case .failure(let error) = SigV4.precheck(headers: signedHeaders(request),
+                                                     secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil },
+                                                     region: controlPlane.names.region, service: "ivs") {
+            throw .accessDenied("authorization: \(error.reason)")
         }
     }
 
     private func authenticate(_ request: Request, body: [UInt8]) throws(APIError) {
-        var headers = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
-        if let authority = request.head.authority { headers.append((name: "host", value: authority)) }
+        let headers = signedHeaders(request)
         let signed = SigV4Request(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
                                   headers: headers, body: body)
         let secret = accessKey
