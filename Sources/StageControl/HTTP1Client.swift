@@ -79,9 +79,14 @@ struct HTTP1Client: Sendable {
         }
         let limit = maxBodyBytes
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(head))
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
-            try await outbound.write(.end(nil))
+            // One write for the whole request; a server that answers and closes as soon as it
+            // has the body may make the last part's write fail, and its answer is still there.
+            var writeError: (any Error)?
+            do {
+                try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)])
+            } catch {
+                writeError = error
+            }
             var response: Response?
             for try await part in inbound {
                 switch part {
@@ -98,6 +103,7 @@ struct HTTP1Client: Sendable {
                 }
             }
             throw HTTP1ClientError(reason: "\(host):\(port): the connection closed before a complete answer"
+                                   + (writeError.map { " (sending the request failed: \($0))" } ?? "")
                                    + (context == nil ? " (does it expect https://?)" : ""))
         }
     }
