@@ -4,6 +4,7 @@ and feeds a low-latency HLS channel and an s3 (local directory) recording; ffmpe
 headless Chromium play what comes out. The tests run in order on one live composition."""
 import pathlib
 import signal
+import subprocess
 import time
 
 import pytest
@@ -359,6 +360,9 @@ def test_pip_puts_the_marked_participant_in_the_inset(comp_server, tmp_path):
         frames = decode_frames(requests.get(f"{base}/{init}", timeout=10).content + requests.get(f"{base}/{uri}", timeout=10).content,
                                1280, 720)
         rows = frames[-1]
+        # Kept for a look: the luma of the frame checked.
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "gray", "-s", "1280x720", "-i", "-",
+                        str(tmp_path / "pip.png")], input=b"".join(rows), check=True)
         inset = region_spread(rows, 1280 - 300, 720 - 170, 280, 160)
         background = region_spread(rows, 40, 40, 400, 200)
         print(f"pip: inset spread {inset:.1f}, main area spread {background:.1f}")
