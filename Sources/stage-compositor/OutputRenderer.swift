@@ -4,10 +4,11 @@ import StageHLS
 import StageMedia
 import Synchronization
 
-/// The output clock: every 1/fps it lays out the stage, draws the newest picture of each
-/// publisher into the canvas, mixes the audio that arrived, and encodes the canvas into every
-/// rendition; finished parts go to `ChunkOutput`. Runs on its own thread, so a slow encoder
-/// delays only itself.
+/// The output clock: every 1/fps it lays out the stage, draws each publisher's picture into the
+/// canvas (the one captured when the audio being mixed was: lip sync from the sender reports),
+/// mixes the audio that arrived, and encodes the canvas into every rendition; finished parts go
+/// to `ChunkOutput`. Runs on its own thread, so a slow encoder delays only itself; when it falls
+/// behind the wall clock it holds a picture for the intervals it missed and stays live.
 final class OutputRenderer: @unchecked Sendable {
     struct Settings {
         var framerate: Int
