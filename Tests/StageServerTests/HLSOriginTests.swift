@@ -28,11 +28,12 @@ import Testing
         async let answer = origin.mediaPlaylist(channelId: "ch", rendition: "720p30", query: ["_HLS_msn": "1", "_HLS_part": "1"], client: nil)
         try await Task.sleep(for: .milliseconds(200))
         await origin.receive(Self.part(5), channelId: "ch")
-        guard case .playlist(let text, let blocking) = await answer else { Issue.record("no playlist"); return }
+        // Answered with the part, not with a 503 at the deadline (3 s here); and not before it existed.
+        guard case .playlist(let text, let blocking) = await answer else { Issue.record("no playlist: the wait ran out"); return }
         let waited = ContinuousClock.now - started
         #expect(blocking)
         #expect(text.contains("URI=\"1.1.m4s\""))
-        #expect(waited >= .milliseconds(150) && waited < .seconds(2))
+        #expect(waited >= .milliseconds(150))
     }
 
     @Test func theHintedPartIsServedWhenItExists() async throws {

@@ -101,8 +101,10 @@ def test_low_latency_playlist_and_blocking_reloads(live):
         text = response.text
         assert (msn, part) in playlist_parts(text)
     print("blocking reload waits (s):", [round(w, 3) for w in waits])
-    assert max(waits) <= PART_TARGET + 0.15
-    assert sorted(waits)[len(waits) // 2] > 0.05   # they did wait for the part
+    median = sorted(waits)[len(waits) // 2]
+    # Each answer comes when the next part exists: one part target after the previous one.
+    assert 0.05 < median <= PART_TARGET + 0.05
+    assert max(waits) <= 2 * PART_TARGET
     # The preload-hinted part is served as soon as it exists.
     hint = text.rsplit('#EXT-X-PRELOAD-HINT:TYPE=PART,URI="', 1)[1].split('"', 1)[0]
     part_response = requests.get(media.rsplit("/", 1)[0] + "/" + hint, timeout=10)
