@@ -9,15 +9,10 @@ import requests
 from test_media_aiortc import NumberedVideo, peer, post_offer
 
 
-async def watch(server_url, publisher_token, publisher_id, viewer_token, action, seconds_after=2.5):
-    """WHIP publisher → WHEP viewer; after 2 s of frames runs `action()` (in a thread) and
-    returns the arrival times of the viewer's frames, the action's time, and the publisher's
-    connection states."""
-    publisher, viewer = peer(), peer()
-    publisher.addTrack(NumberedVideo())
-    states = []
-    publisher.on("connectionstatechange", lambda: states.append((time.monotonic(), publisher.connectionState)))
-    await post_offer(publisher, f"{server_url}/whip", publisher_token)
+async def watch_over_whep(server_url, publisher_id, viewer_token, action, seconds_after=2.5):
+    """A WHEP viewer of `publisher_id`; after 2 s of frames runs `action()` (in a thread) and
+    returns the arrival times of the viewer's frames and the action's time."""
+    viewer = peer()
     viewer.addTransceiver("video", direction="recvonly")
     arrivals = []
 
@@ -36,10 +31,21 @@ async def watch(server_url, publisher_token, publisher_id, viewer_token, action,
     acted = time.monotonic()
     await asyncio.to_thread(action)
     await asyncio.sleep(seconds_after)
-    await publisher.close()
     await viewer.close()
     for task in tasks:
         task.cancel()
+    return arrivals, acted
+
+
+async def watch(server_url, publisher_token, publisher_id, viewer_token, action):
+    """WHIP publisher → WHEP viewer (`watch_over_whep`); also returns the publisher's connection states."""
+    publisher = peer()
+    publisher.addTrack(NumberedVideo())
+    states = []
+    publisher.on("connectionstatechange", lambda: states.append((time.monotonic(), publisher.connectionState)))
+    await post_offer(publisher, f"{server_url}/whip", publisher_token)
+    arrivals, acted = await watch_over_whep(server_url, publisher_id, viewer_token, action)
+    await publisher.close()
     return arrivals, acted, states
 
 
@@ -116,33 +122,8 @@ def test_disconnecting_an_sdk_publisher_ends_its_media(server, client, make_stag
     try:
         from composition import wait_published
         wait_published(client, stage["arn"], 1)
-
-        async def run():
-            watcher = peer()
-            watcher.addTransceiver("video", direction="recvonly")
-            arrivals = []
-
-            async def receive(track):
-                while True:
-                    try:
-                        await asyncio.wait_for(track.recv(), timeout=5)
-                    except Exception:
-                        return
-                    arrivals.append(time.monotonic())
-
-            tasks = []
-            watcher.on("track", lambda track: tasks.append(asyncio.ensure_future(receive(track))))
-            await post_offer(watcher, f"{server.url}/whep/{publisher['participantId']}", viewer["token"])
-            await asyncio.sleep(2)
-            acted = time.monotonic()
-            await asyncio.to_thread(client.disconnect_participant, stageArn=stage["arn"], participantId=publisher["participantId"])
-            await asyncio.sleep(2.5)
-            await watcher.close()
-            for task in tasks:
-                task.cancel()
-            return arrivals, acted
-
-        arrivals, acted = asyncio.run(run())
+        kick = lambda: client.disconnect_participant(stageArn=stage["arn"], participantId=publisher["participantId"])
+        arrivals, acted = asyncio.run(watch_over_whep(server.url, publisher["participantId"], viewer["token"], kick))
     finally:
         stop_process(host)
     frames_before, last_after = stopped_within(arrivals, acted)
