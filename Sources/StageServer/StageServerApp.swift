@@ -72,14 +72,14 @@ public enum StageServerApp {
             let stageId = context.requestContext.parameters.get("stageId") ?? ""
             let session = SignalingSession(hub: hub, admission: admission, media: media, stageId: stageId,
                                            connectionId: connectionIds.add(1, ordering: .relaxed).newValue)
-            await session.run(inbound: inbound, outbound: outbound)
+            try await session.run(inbound: inbound, outbound: outbound)
         }
 
         let httpHost = httpBindHost(configuration, log: log)
         let idle = NIOCore.TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeoutSeconds * 1e9))
         let http: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
             http1: .init(idleTimeout: idle),
-            ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)))),
+            ws: .init(maxFrameSize: ProtocolVersion.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)),
             firstRequestDeadline: idle, maxHeadBytes: 32 << 10)
         let connectionCap = httpConnectionCap(configuration)
         let app = Application(

@@ -106,3 +106,67 @@ def test_a_thirteenth_publisher_is_refused_like_ivs(client, make_stage, decode_j
     finally:
         for ws, _ in sockets:
             ws.close()
+
+
+def raw_websocket(url):
+    """A WebSocket opened by hand (to send frames no client library would), and a reader of
+    the close code the server sends (RFC 6455 §5.5.1)."""
+    import base64
+    import os
+    import socket
+    import struct
+    from urllib.parse import urlparse
+    parsed = urlparse(url)
+    sock = socket.create_connection((parsed.hostname, parsed.port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET {parsed.path} HTTP/1.1\r\nHost: {parsed.hostname}:{parsed.port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+
+    def send(opcode, payload):
+        mask = os.urandom(4)
+        length = len(payload)
+        header = bytes([0x80 | opcode]) + (bytes([0x80 | length]) if length < 126 else
+                                           bytes([0x80 | 126]) + struct.pack(">H", length) if length < 65536 else
+                                           bytes([0x80 | 127]) + struct.pack(">Q", length))
+        sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def close_code():
+        data = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+            while len(data) >= 2:
+                opcode, length = data[0] & 0x0F, data[1] & 0x7F
+                offset = 2 + (2 if length == 126 else 8 if length == 127 else 0)
+                if length == 126:
+                    length = struct.unpack(">H", data[2:4])[0]
+                elif length == 127:
+                    length = struct.unpack(">Q", data[2:10])[0]
+                if len(data) < offset + length:
+                    break
+                payload, data = data[offset:offset + length], data[offset + length:]
+                if opcode == 0x8:
+                    return struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 1005
+
+    return sock, send, close_code
+
+
+@pytest.mark.parametrize("opcode, payload, code", [
+    (0x1, b'{"v":1,"type":"join","token":"\xff\xfe"}', 1007),   # text that is not UTF-8 (RFC 6455 §8.1)
+    (0x1, b"x" * (64 * 1024 + 1), 1009),                        # over the 64 KB frame limit
+])
+def test_a_broken_frame_closes_with_the_rfc_code(client, make_stage, decode_jwt, opcode, payload, code):
+    arn = make_stage(name="frames")["arn"]
+    tok = client.create_participant_token(stageArn=arn)["participantToken"]
+    sock, send, close_code = raw_websocket(decode_jwt(tok["token"])[1]["events_url"])
+    try:
+        send(opcode, payload)
+        assert close_code() == code
+    finally:
+        sock.close()

@@ -31,7 +31,10 @@ struct SignalingSession {
         func touch() { lastSeen.withLock { $0 = .now } }
     }
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    /// - Throws: what the WebSocket stream threw (a frame too large, invalid UTF-8 in a text
+    ///   frame, a protocol error), after the session is cleaned up, so the WebSocket layer
+    ///   closes with the matching code (1009, 1007, 1002; RFC 6455 §7.4.1).
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let liveness = Liveness()
         let watchdog = Task { await watch(liveness, outbound: outbound) }
         defer { watchdog.cancel() }
@@ -49,8 +52,8 @@ struct SignalingSession {
             try? await outbound.close(.policyViolation, reason: refusal.message.prefix(120).description)
             return
         } catch {
-            try? await outbound.close(.messageTooLarge, reason: "join frame over \(ProtocolVersion.maxMessageBytes) bytes")
-            return
+            ServerMetrics.signalingRejected(reason: "streamFailed")
+            throw error
         }
         let (peer, queue) = (peerSetup.peer, peerSetup.queue)
         liveness.participant.withLock { $0 = (peer.participantId, peerSetup.expiry) }
@@ -59,6 +62,7 @@ struct SignalingSession {
         ServerLog.signaling.info("joined", metadata: ["stage": "\(stageId)", "participant": "\(peer.participantId)"])
 
         // 2. Requests until leave, close or a protocol violation.
+        var streamError: (any Error)?
         var limiter = RateLimiter(rate: SignalingLimits.messagesPerSecond, burst: SignalingLimits.burst)
         var refused = 0
         do {
@@ -83,14 +87,17 @@ struct SignalingSession {
                 }
             }
         } catch {
-            ServerMetrics.signalingRejected(reason: "messageTooLarge")
+            streamError = error
+            ServerMetrics.signalingRejected(reason: "streamFailed")
             await hub.expel(stageId: stageId, participantId: peer.participantId, connectionId: connectionId,
-                            reason: .protocolViolation, message: "a message exceeded \(ProtocolVersion.maxMessageBytes) bytes")
+                            reason: .protocolViolation,
+                            message: "a frame broke the WebSocket protocol (over \(ProtocolVersion.maxMessageBytes) bytes, invalid UTF-8 text, or malformed)")
         }
         await hub.leave(stageId: stageId, participantId: peer.participantId, connectionId: connectionId)
         peer.finish()
         await writer.value
         ServerLog.signaling.info("left", metadata: ["stage": "\(stageId)", "participant": "\(peer.participantId)"])
+        if let streamError { throw streamError }
     }
 
     enum Next { case `continue`, leave }
