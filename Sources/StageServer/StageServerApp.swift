@@ -7,6 +7,7 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
+import ServiceLifecycle
 import StageProtocol
 import StageTransport
 import Synchronization
@@ -97,11 +98,40 @@ public enum StageServerApp {
             },
             logger: Logger(label: "proscenium.http")
         )
-        try await app.runService()
+        try await runUntilSignalled(app, hub: hub, log: log)
         await board.stopWatching()
         await hub.closeAll()
         await engine.close()
         try? await store.flush()
+    }
+
+    /// Runs the application until SIGTERM or SIGINT. On the signal, every signaling client is
+    /// first told `disconnect(serverShutdown)` while its socket is still open (the HTTP
+    /// server's own graceful shutdown would close it first), then the server shuts down.
+    static func runUntilSignalled(_ app: some ApplicationProtocol, hub: SignalingHub, log: Logger) async throws {
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: log))
+        let signals = AsyncStream<Int32>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { signals.continuation.yield(number) }
+            source.resume()
+            sources.append(source)
+        }
+        defer { sources.forEach { $0.cancel() } }
+        let watcher = Task {
+            for await number in signals.stream {
+                log.info("shutting down", metadata: ["signal": "\(number)"])
+                await hub.closeAll()
+                // Let the disconnect messages reach the sockets before they close.
+                try? await Task.sleep(for: .milliseconds(200))
+                await group.triggerGracefulShutdown()
+                break
+            }
+        }
+        defer { watcher.cancel() }
+        try await group.run()
     }
 
     /// `maxHTTPConnections`, lowered to leave 1,024 descriptors of the open-file limit for the

@@ -170,3 +170,25 @@ def test_a_broken_frame_closes_with_the_rfc_code(client, make_stage, decode_jwt,
         assert close_code() == code
     finally:
         sock.close()
+
+
+def test_sigterm_tells_every_client_the_server_is_shutting_down(tmp_path_factory, decode_jwt, ws_connect, recv_type):
+    """SIGTERM: each joined client gets `disconnect` (serverShutdown) before its socket closes."""
+    import signal
+    from composition import clients
+    from conftest import StageServer, server_binary, stop_process
+    srv = StageServer(server_binary(), tmp_path_factory.mktemp("shutdown"))
+    srv.start()
+    try:
+        _, realtime = clients(srv)
+        arn = realtime.create_stage(name="shutdown")["stage"]["arn"]
+        tok = realtime.create_participant_token(stageArn=arn)["participantToken"]
+        ws = ws_connect(decode_jwt(tok["token"])[1]["events_url"])
+        ws.send(json.dumps({"v": 1, "type": "join", "token": tok["token"]}))
+        assert recv_type(ws, "joined")["type"] == "joined"
+        srv.proc.send_signal(signal.SIGTERM)
+        message = recv_type(ws, "disconnect")
+        assert message["type"] == "disconnect" and message["reason"] == "serverShutdown", message
+        assert srv.proc.wait(timeout=15) == 0
+    finally:
+        stop_process(srv.proc)
