@@ -98,17 +98,22 @@ public enum StageServerApp {
             },
             logger: Logger(label: "proscenium.http")
         )
-        try await runUntilSignalled(app, hub: hub, log: log)
+        try await runUntilSignalled(app, log: log) {
+            await board.stopAll(reason: "the server is shutting down", timeout: .seconds(5))
+            await hub.closeAll()
+        }
         await board.stopWatching()
         await hub.closeAll()
         await engine.close()
         try? await store.flush()
     }
 
-    /// Runs the application until SIGTERM or SIGINT. On the signal, every signaling client is
-    /// first told `disconnect(serverShutdown)` while its socket is still open (the HTTP
-    /// server's own graceful shutdown would close it first), then the server shuts down.
-    static func runUntilSignalled(_ app: some ApplicationProtocol, hub: SignalingHub, log: Logger) async throws {
+    /// Runs the application until SIGTERM or SIGINT. On the signal, `beforeShutdown` runs while
+    /// every socket is still open — compositions stop (recordings complete) and each signaling
+    /// client is told `disconnect(serverShutdown)`; the HTTP server's own graceful shutdown
+    /// would close the sockets first — then the server shuts down.
+    static func runUntilSignalled(_ app: some ApplicationProtocol, log: Logger,
+                                  beforeShutdown: @escaping @Sendable () async -> Void) async throws {
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: log))
         let signals = AsyncStream<Int32>.makeStream()
         var sources: [any DispatchSourceSignal] = []
@@ -123,7 +128,7 @@ public enum StageServerApp {
         let watcher = Task {
             for await number in signals.stream {
                 log.info("shutting down", metadata: ["signal": "\(number)"])
-                await hub.closeAll()
+                await beforeShutdown()
                 // Let the disconnect messages reach the sockets before they close.
                 try? await Task.sleep(for: .milliseconds(200))
                 await group.triggerGracefulShutdown()

@@ -485,3 +485,36 @@ def test_audio_and_video_stay_in_sync(comp_server, tmp_path):
     print("audio minus video (ms):", [round(s * 1000) for s in skews])
     assert len(skews) >= 2
     assert all(abs(s) <= 0.040 for s in skews), skews
+
+
+def test_sigterm_completes_the_recordings(tmp_path_factory, tmp_path):
+    """Shutting the server down (SIGTERM) stops its compositions first: the recording is a
+    complete VOD playlist, and the server exits cleanly."""
+    srv = StageServer(server_binary(), tmp_path_factory.mktemp("shutdown-recording"))
+    srv.start()
+    host = None
+    try:
+        ivs, realtime = clients(srv)
+        channel = ivs.create_channel(name="bye", latencyMode="LOW")["channel"]
+        storage = realtime.create_storage_configuration(name="bye", s3={"bucketName": "bye"})["storageConfiguration"]
+        encoder = realtime.create_encoder_configuration(name="bye")["encoderConfiguration"]
+        stage = realtime.create_stage(name="bye")["stage"]
+        host = Host(srv, realtime, stage["arn"], tmp_path, "solo")
+        wait_published(realtime, stage["arn"], 1)
+        composition = realtime.start_composition(stageArn=stage["arn"], layout={"grid": {}}, destinations=[
+            {"channel": {"channelArn": channel["arn"]}},
+            {"s3": {"storageConfigurationArn": storage["arn"], "encoderConfigurationArns": [encoder["arn"]]}},
+        ])["composition"]
+        wait_composition(realtime, composition["arn"], {"ACTIVE"}, timeout=5)
+        time.sleep(3)
+        prefix = realtime.get_composition(arn=composition["arn"])["composition"]["destinations"][1]["detail"]["s3"]["recordingPrefix"]
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(timeout=20) == 0
+        playlist = srv.data_dir / "s3" / "bye" / prefix / "media" / "hls" / "720p30" / "playlist.m3u8"
+        text = playlist.read_text()
+        assert "#EXT-X-ENDLIST" in text and "#EXT-X-PLAYLIST-TYPE:VOD" in text, text[-300:]
+        assert ffprobe_duration(str(playlist)) > 2
+    finally:
+        if host:
+            host.stop()
+        stop_process(srv.proc)

@@ -130,6 +130,20 @@ actor CompositionBoard {
         return try? await store.composition(id: id)
     }
 
+    /// The server is shutting down: every live composition is asked to stop (its compositor
+    /// flushes the last part and the recording ends with a VOD playlist), and this waits up to
+    /// `timeout` for them to report STOPPED.
+    func stopAll(reason: String, timeout: Duration) async {
+        let live = (try? await store.compositions(in: [.starting, .active])) ?? []
+        for record in live { await requestStop(record.id, reason: reason) }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let remaining = (try? await store.compositions(in: [.starting, .active, .stopping])) ?? []
+            if remaining.isEmpty { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Stops every live composition of a stage (it was deleted).
     func stopCompositions(ofStage stageId: String, reason: String) async {
         let live = (try? await store.compositions(in: [.starting, .active])) ?? []
