@@ -148,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "stage-compositor",
             dependencies: [
-                "StageCompositor", "StageKit", "StageMedia", "StageHLS",
+                "StageCompositor", "StageKit", "StageMedia", "StageHLS", "StageProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -125,11 +125,16 @@ public enum SigV4 {
     public static func verify(_ request: SigV4Request, secretForKey: (String) -> String?, now: Date = Date(),
                               maxSkew: TimeInterval = 15 * 60, region: String? = nil,
                               service: String? = nil) -> Result<SigV4Authorization, SigV4Error> {
-        let checked: (authorization: SigV4Authorization, secret: String, amzDate: String)
         switch precheck(headers: request.headers, secretForKey: secretForKey, now: now, maxSkew: maxSkew, region: region, service: service) {
         case .failure(let error): return .failure(error)
-        case .success(let value): checked = value
+        case .success(let checked): return verify(request, prechecked: checked)
         }
+    }
+
+    /// The signature check of `verify` for a request whose headers already passed `precheck`.
+    public static func verify(_ request: SigV4Request,
+                              prechecked checked: (authorization: SigV4Authorization, secret: String, amzDate: String))
+        -> Result<SigV4Authorization, SigV4Error> {
         let auth = checked.authorization
         let expected = computeSignature(request: request, authorization: auth, amzDate: checked.amzDate, secretAccessKey: checked.secret)
         guard constantTimeEqual(expected, auth.signature) else {

@@ -1,5 +1,6 @@
 import Foundation
 import StageHLS
+import StageProtocol
 
 /// Runs each composition in its own `stage-compositor` process, so a slow or crashing encoder
 /// never touches forwarding: feeds its output to the channel's HLS origin and the recording,
@@ -183,30 +184,23 @@ actor CompositorSupervisor: CompositionRunner {
 }
 
 /// How a plan's layout travels on the compositor's command line: IVS's own JSON shape
-/// (`{"grid": {...}}` or `{"pip": {...}}`), the same the API takes.
+/// (`IVSAPI.LayoutConfiguration`, `{"grid": {...}}` or `{"pip": {...}}`), the same the API takes.
 enum CompositorArguments {
     static func layoutJSON(_ layout: CompositionLayoutPlan) -> String {
-        var object: [String: Any] = [:]
+        let shape: IVSAPI.LayoutConfiguration
         switch layout {
         case .grid(let grid):
-            var members: [String: Any] = ["omitStoppedVideo": grid.omitStoppedVideo, "videoAspectRatio": grid.videoAspectRatio,
-                                          "gridGap": grid.gridGap]
-            members["featuredParticipantAttribute"] = grid.featuredParticipantAttribute
-            members["participantOrderAttribute"] = grid.participantOrderAttribute
-            members["videoFillMode"] = grid.videoFillMode
-            object["grid"] = members
+            shape = .init(grid: .init(featuredParticipantAttribute: grid.featuredParticipantAttribute, omitStoppedVideo: grid.omitStoppedVideo,
+                                      videoAspectRatio: grid.videoAspectRatio, videoFillMode: grid.videoFillMode, gridGap: grid.gridGap,
+                                      participantOrderAttribute: grid.participantOrderAttribute))
         case .pip(let pip):
-            var members: [String: Any] = ["omitStoppedVideo": pip.omitStoppedVideo, "pipBehavior": pip.pipBehavior,
-                                          "pipOffset": pip.pipOffset, "pipPosition": pip.pipPosition,
-                                          "videoFillMode": pip.videoFillMode, "gridGap": pip.gridGap]
-            members["featuredParticipantAttribute"] = pip.featuredParticipantAttribute
-            members["participantOrderAttribute"] = pip.participantOrderAttribute
-            members["pipParticipantAttribute"] = pip.pipParticipantAttribute
-            members["pipWidth"] = pip.pipWidth
-            members["pipHeight"] = pip.pipHeight
-            object["pip"] = members
+            shape = .init(pip: .init(featuredParticipantAttribute: pip.featuredParticipantAttribute, omitStoppedVideo: pip.omitStoppedVideo,
+                                     videoFillMode: pip.videoFillMode, gridGap: pip.gridGap, pipParticipantAttribute: pip.pipParticipantAttribute,
+                                     pipBehavior: pip.pipBehavior, pipOffset: pip.pipOffset, pipPosition: pip.pipPosition,
+                                     pipWidth: pip.pipWidth, pipHeight: pip.pipHeight,
+                                     participantOrderAttribute: pip.participantOrderAttribute))
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONEncoder().encode(shape)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -19,9 +19,10 @@ struct APIResponder: Sendable {
         let result: Result<any Encodable & Sendable, APIError>
         do {
             // Unauthenticated work is bounded: the headers are checked before any body is read.
-            try precheck(request)
+            let headers = signedHeaders(request)
+            let checked = try precheck(headers)
             let body = try await collectBody(request)
-            try authenticate(request, body: body)
+            try authenticate(request, headers: headers, body: body, checked: checked)
             result = .success(try await controlPlane.handle(operation: operation, body: body))
         } catch {
             result = .failure(error)
@@ -69,22 +70,23 @@ struct APIResponder: Sendable {
         return headers
     }
 
-    private func precheck(_ request: Request) throws(APIError) {
+    /// The SigV4 checks that need no body (key, scope, date), before any body is read.
+    private func precheck(_ headers: [(name: String, value: String)]) throws(APIError)
+        -> (authorization: SigV4Authorization, secret: String, amzDate: String) {
         let secret = accessKey
-        if case .failure(let error) = SigV4.precheck(headers: signedHeaders(request),
-                                                     secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil },
-                                                     region: controlPlane.names.region, service: "ivs") {
-            throw .accessDenied("authorization: \(error.reason)")
+        switch SigV4.precheck(headers: headers, secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil },
+                              region: controlPlane.names.region, service: "ivs") {
+        case .failure(let error): throw .accessDenied("authorization: \(error.reason)")
+        case .success(let checked): return checked
         }
     }
 
-    private func authenticate(_ request: Request, body: [UInt8]) throws(APIError) {
-        let headers = signedHeaders(request)
+    /// The signature over the whole request, body included, for headers that passed `precheck`.
+    private func authenticate(_ request: Request, headers: [(name: String, value: String)], body: [UInt8],
+                              checked: (authorization: SigV4Authorization, secret: String, amzDate: String)) throws(APIError) {
         let signed = SigV4Request(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
                                   headers: headers, body: body)
-        let secret = accessKey
-        if case .failure(let error) = SigV4.verify(signed, secretForKey: { $0 == secret.accessKeyId ? secret.secretAccessKey : nil },
-                                                   region: controlPlane.names.region, service: "ivs") {
+        if case .failure(let error) = SigV4.verify(signed, prechecked: checked) {
             throw .accessDenied("authorization: \(error.reason)")
         }
     }
