@@ -126,13 +126,14 @@ def raw_websocket(url):
         head += sock.recv(1)
     assert head.startswith(b"HTTP/1.1 101"), head
 
-    def send(opcode, payload):
-        mask = os.urandom(4)
+    def send(opcode, payload, masked=True):
+        mask = os.urandom(4) if masked else b"\0\0\0\0"
         length = len(payload)
-        header = bytes([0x80 | opcode]) + (bytes([0x80 | length]) if length < 126 else
-                                           bytes([0x80 | 126]) + struct.pack(">H", length) if length < 65536 else
-                                           bytes([0x80 | 127]) + struct.pack(">Q", length))
-        sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        bit = 0x80 if masked else 0
+        header = bytes([0x80 | opcode]) + (bytes([bit | length]) if length < 126 else
+                                           bytes([bit | 126]) + struct.pack(">H", length) if length < 65536 else
+                                           bytes([bit | 127]) + struct.pack(">Q", length))
+        sock.sendall(header + (mask if masked else b"") + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
 
     def close_code():
         data = b""
@@ -157,16 +158,18 @@ def raw_websocket(url):
     return sock, send, close_code
 
 
-@pytest.mark.parametrize("opcode, payload, code", [
-    (0x1, b'{"v":1,"type":"join","token":"\xff\xfe"}', 1007),   # text that is not UTF-8 (RFC 6455 §8.1)
-    (0x1, b"x" * (64 * 1024 + 1), 1009),                        # over the 64 KB frame limit
+@pytest.mark.parametrize("opcode, payload, masked, code", [
+    (0x1, b'{"v":1,"type":"join","token":"\xff\xfe"}', True, 1007),   # text that is not UTF-8 (RFC 6455 §8.1)
+    (0x1, b"x" * (64 * 1024 + 1), True, 1009),                        # over the 64 KB frame limit
+    (0x1, b'{"v":1,"type":"ping"}', False, 1002),                     # a client frame must be masked (RFC 6455 §5.1)
+    (0x9, b"", False, 1002),                                          # control frames too
 ])
-def test_a_broken_frame_closes_with_the_rfc_code(client, make_stage, decode_jwt, opcode, payload, code):
+def test_a_broken_frame_closes_with_the_rfc_code(client, make_stage, decode_jwt, opcode, payload, masked, code):
     arn = make_stage(name="frames")["arn"]
     tok = client.create_participant_token(stageArn=arn)["participantToken"]
     sock, send, close_code = raw_websocket(decode_jwt(tok["token"])[1]["events_url"])
     try:
-        send(opcode, payload)
+        send(opcode, payload, masked)
         assert close_code() == code
     finally:
         sock.close()

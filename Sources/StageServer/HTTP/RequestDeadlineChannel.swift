@@ -14,6 +14,8 @@ struct RequestDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
     let inner: Inner
     let deadline: TimeAmount
     let maxHeadBytes: Int
+    /// Whether an upgrade to WebSocket gets `MaskedClientFramesHandler`.
+    var refusesUnmaskedWebSocketFrames = false
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Inner.Value> {
         let front = FirstRequestDeadlineHandler(deadline: deadline, maxHeadBytes: maxHeadBytes)
@@ -28,6 +30,7 @@ struct RequestDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
             if let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {
                 try operations.addHandler(HTTPParseErrorHandler(front: front), position: .after(decoder.handler))
             }
+            if refusesUnmaskedWebSocketFrames { try operations.addHandler(MaskedClientFramesHandler.Installer()) }
             return value
         }
     }
@@ -38,7 +41,8 @@ struct RequestDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-    /// `http1WebSocketUpgrade` with the first-request deadline of `RequestDeadlineChannel`.
+    /// `http1WebSocketUpgrade` with the first-request deadline of `RequestDeadlineChannel`, and
+    /// unmasked client frames refused (`MaskedClientFramesHandler`).
     static func http1WebSocketUpgrade<Builder: HTTPResponderBuilder & _HB_SendableMetatype>(
         webSocketRouter: Builder, configuration: HTTP1WebSocketUpgradeChannel.Configuration, firstRequestDeadline: TimeAmount,
         maxHeadBytes: Int
@@ -47,7 +51,8 @@ extension HTTPServerBuilder {
         return .init { responder in
             RequestDeadlineChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                                        configuration: configuration),
-                                   deadline: firstRequestDeadline, maxHeadBytes: maxHeadBytes)
+                                   deadline: firstRequestDeadline, maxHeadBytes: maxHeadBytes,
+                                   refusesUnmaskedWebSocketFrames: true)
         }
     }
 }
