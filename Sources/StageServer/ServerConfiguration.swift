@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var compositionIdleTimeoutSeconds: Double = 60
     /// Publishers a stage may have at once (IVS: 12).
     public var maxPublishersPerStage = 12
+    /// Seconds a stage session outlives its last participant: who reconnects within it (a
+    /// network change, a page reload) continues the same session instead of starting one.
+    public var sessionLingerSeconds: Double = 30
     /// An HTTP connection with nothing to read or write this long is closed (requests that
     /// trickle in, connections held open): seconds. WebSockets have their own pings.
     public var httpIdleTimeoutSeconds: Double = 30

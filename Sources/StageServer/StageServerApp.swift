@@ -32,7 +32,8 @@ public enum StageServerApp {
         let signer = try ParticipantTokenSigner(pemRepresentation: ServerSecrets.tokenSigningKeyPEM(dataDirectory: configuration.dataDirectory))
         let verifier = ParticipantTokenVerifier(serverKey: signer.privateKey.publicKey, serverKeyId: signer.keyId)
         let (accessKey, created) = try ServerSecrets.accessKey(configuration: configuration)
-        let hub = SignalingHub(store: store, maxPublishersPerStage: configuration.maxPublishersPerStage)
+        let hub = SignalingHub(store: store, maxPublishersPerStage: configuration.maxPublishersPerStage,
+                              sessionLinger: .seconds(configuration.sessionLingerSeconds))
         let endpoints = PublicEndpoints(baseURL: configuration.resolvedPublicURL)
         let board = CompositionBoard(store: store, idleTimeout: configuration.compositionIdleTimeoutSeconds,
                                      publisherCount: { await hub.publisherCount(stageId: $0) })

@@ -52,6 +52,9 @@ struct StageServerCommand: AsyncParsableCommand {
     var compositionIdleTimeout: Double = 60
     @Option(help: "Publishers a stage may have at once (IVS: 12); one more gets error 4090 stageAtCapacity.")
     var maxPublishersPerStage = 12
+    @Option(help: ArgumentHelp("A stage session ends this long after its last participant left; who rejoins "
+                               + "sooner continues it.", valueName: "seconds"))
+    var sessionLinger: Double = 30
     @Option(help: ArgumentHelp("An HTTP connection idle this long is closed.", valueName: "seconds"))
     var httpIdleTimeout: Double = 30
     @Option(help: "Open HTTP and WebSocket connections at most (lowered to fit the open-file limit).")
@@ -85,6 +88,7 @@ struct StageServerCommand: AsyncParsableCommand {
         guard httpIdleTimeout > 0, httpIdleTimeout.isFinite else { throw ValidationError("--http-idle-timeout must be a positive number of seconds") }
         guard maxHttpConnections >= 1 else { throw ValidationError("--max-http-connections must be at least 1") }
         guard (1...1000).contains(maxPublishersPerStage) else { throw ValidationError("--max-publishers-per-stage must be 1–1000") }
+        guard (0...3600).contains(sessionLinger) else { throw ValidationError("--session-linger must be 0–3600 seconds") }
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level '\(logLevel)'") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
@@ -131,6 +135,7 @@ struct StageServerCommand: AsyncParsableCommand {
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
         configuration.compositionIdleTimeoutSeconds = compositionIdleTimeout
         configuration.maxPublishersPerStage = maxPublishersPerStage
+        configuration.sessionLingerSeconds = sessionLinger
         configuration.httpIdleTimeoutSeconds = httpIdleTimeout
         configuration.maxHTTPConnections = maxHttpConnections
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }

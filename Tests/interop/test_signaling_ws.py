@@ -195,3 +195,53 @@ def test_sigterm_tells_every_client_the_server_is_shutting_down(tmp_path_factory
         assert srv.proc.wait(timeout=15) == 0
     finally:
         stop_process(srv.proc)
+
+
+def test_rejoining_with_the_same_token_continues_the_session(tmp_path_factory, decode_jwt, ws_connect, recv_type, eventually):
+    """A participant alone on a stage who rejoins (replacing its own socket, or within the
+    linger time after leaving) stays in the same stage session; the session ends only once
+    the stage stayed empty for `--session-linger`, with the time the last participant left."""
+    from composition import clients
+    from conftest import StageServer, server_binary, stop_process
+    srv = StageServer(server_binary(), tmp_path_factory.mktemp("linger"), extra_args=["--session-linger", "3"])
+    srv.start()
+    try:
+        _, realtime = clients(srv)
+        arn = realtime.create_stage(name="linger")["stage"]["arn"]
+        tok = realtime.create_participant_token(stageArn=arn)["participantToken"]
+        url = decode_jwt(tok["token"])[1]["events_url"]
+        join = json.dumps({"v": 1, "type": "join", "token": tok["token"]})
+
+        def joined_session(ws):
+            ws.send(join)
+            return recv_type(ws, "joined")["sessionId"]
+
+        first = ws_connect(url)
+        session_id = joined_session(first)
+        for _ in range(10):               # the same token joins again while connected: replaced
+            second = ws_connect(url)
+            assert joined_session(second) == session_id
+            first.close()
+            first = second
+        for _ in range(10):               # leaves, and rejoins within the linger time
+            first.close()
+            first = ws_connect(url)
+            assert joined_session(first) == session_id
+        sessions = realtime.list_stage_sessions(stageArn=arn)["stageSessions"]
+        assert [s["sessionId"] for s in sessions] == [session_id] and "endTime" not in sessions[0], sessions
+
+        first.close()
+        def ended():
+            session = realtime.get_stage_session(stageArn=arn, sessionId=session_id)["stageSession"]
+            assert "endTime" in session, session
+            return session
+        session = eventually(ended, timeout=15)
+        left = realtime.get_participant(stageArn=arn, sessionId=session_id,
+                                        participantId=tok["participantId"])["participant"]
+        assert left["state"] == "DISCONNECTED"
+        assert session["endTime"] >= session["startTime"]
+        again = ws_connect(url)
+        assert joined_session(again) != session_id   # after the session ended, a new one starts
+        again.close()
+    finally:
+        stop_process(srv.proc)

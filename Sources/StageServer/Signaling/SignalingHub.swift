@@ -15,9 +15,13 @@ actor SignalingHub {
     /// Publishers a stage may have at once (IVS: 12); one more is refused with `stageAtCapacity`.
     let maxPublishersPerStage: Int
 
-    init(store: Store, maxPublishersPerStage: Int = 12) {
+    /// How long a session outlives its last participant (`ServerConfiguration.sessionLingerSeconds`).
+    let sessionLinger: Duration
+
+    init(store: Store, maxPublishersPerStage: Int = 12, sessionLinger: Duration = .seconds(30)) {
         self.store = store
         self.maxPublishersPerStage = maxPublishersPerStage
+        self.sessionLinger = sessionLinger
     }
 
     func activeSessionId(stageId: String) -> String? { rooms[stageId]?.sessionId }
@@ -45,8 +49,10 @@ actor SignalingHub {
         if let previous = rooms[stageId]?.members[peer.participantId] {
             previous.peer.close(with: encode(.disconnect(.init(reason: .replacedBySameToken,
                                                               message: "the same participant token joined again"))))
-            remove(stageId: stageId, participantId: peer.participantId, connectionId: previous.peer.connectionId, reason: .left)
+            remove(stageId: stageId, participantId: peer.participantId, connectionId: previous.peer.connectionId, reason: .left,
+                   rejoining: true)
         }
+        rooms[stageId]?.emptiedAt = nil
         if rooms[stageId] == nil {
             let room = StageRoom(sessionId: Identifiers.sessionId())
             rooms[stageId] = room
@@ -122,7 +128,9 @@ actor SignalingHub {
         }
     }
 
-    private func remove(stageId: String, participantId: String, connectionId: UInt64, reason: LeaveReason) {
+    /// Removes a member; the session ends `sessionLinger` after the last one left, unless it
+    /// is `rejoining` at once (its replacement is joining).
+    private func remove(stageId: String, participantId: String, connectionId: UInt64, reason: LeaveReason, rejoining: Bool = false) {
         guard let sessionId = rooms[stageId]?.sessionId, let member = rooms[stageId]?.members[participantId],
               member.peer.connectionId == connectionId else { return }
         let now = Date()
@@ -133,10 +141,26 @@ actor SignalingHub {
             dropSubscriptions(to: participantId, stageId: stageId)
         }
         store.recordLeave(sessionId: sessionId, participantId: participantId, at: now)
-        if rooms[stageId]?.members.isEmpty == true {
-            rooms[stageId] = nil
-            store.recordSessionEnd(sessionId: sessionId, at: now)
+        if rooms[stageId]?.members.isEmpty == true, !rejoining {
+            rooms[stageId]?.emptiedAt = now
+            if sessionLinger <= .zero {
+                endSessionIfStillEmpty(stageId: stageId, emptiedAt: now)
+            } else {
+                Task { [sessionLinger] in
+                    try? await Task.sleep(for: sessionLinger)
+                    await self.endSessionIfStillEmpty(stageId: stageId, emptiedAt: now)
+                }
+            }
         }
+        refreshGauges()
+    }
+
+    /// Ends the session the linger time after its last participant left, if nobody joined
+    /// since (the room is still the one emptied at `emptiedAt`); its end time is then.
+    private func endSessionIfStillEmpty(stageId: String, emptiedAt: Date) {
+        guard let room = rooms[stageId], room.members.isEmpty, room.emptiedAt == emptiedAt else { return }
+        rooms[stageId] = nil
+        store.recordSessionEnd(sessionId: room.sessionId, at: emptiedAt)
         refreshGauges()
     }
 

@@ -14,6 +14,8 @@ struct StageRoom {
 
     let sessionId: String
     var members: [String: Member] = [:]
+    /// When the last member left; the session ends unless someone joins within the linger time.
+    var emptiedAt: Date?
 
     init(sessionId: String) { self.sessionId = sessionId }
 
