@@ -36,10 +36,17 @@ import Testing
     }
 
     /// A compact JWS over arbitrary header and payload JSON, signed with the server key.
-    static func rawToken(header: String, payload: String) throws -> String {
+    static func rawToken(header: String, payload: String, signer: ParticipantTokenSigner = signer) throws -> String {
         let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(payload.utf8))
         let signature = try signer.privateKey.signature(for: Data(input.utf8))
         return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    /// `claims` under a hand-written JOSE header, signed by `signer`.
+    static func rawToken(header: String, claims: ParticipantTokenClaims, signer: ParticipantTokenSigner) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try rawToken(header: header, payload: String(decoding: try encoder.encode(claims), as: UTF8.self), signer: signer)
     }
 
     // MARK: Accepted
@@ -47,7 +54,7 @@ import Testing
     @Test("a token signed by the server key verifies and returns its claims")
     func signedTokenVerifies() async throws {
         let token = try Self.signer.sign(Self.claims())
-        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { [] })
+        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in [] })
         #expect(claims == Self.claims())
     }
 
@@ -68,14 +75,14 @@ import Testing
     func importedKeysNotLoadedForServerTokens() async throws {
         let token = try Self.signer.sign(Self.claims())
         var loads = 0
-        _ = try await Self.verifier.verify(token, now: Self.now, importedKeys: { loads += 1; return [] })
+        _ = try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in loads += 1; return [] })
         #expect(loads == 0)
     }
 
     @Test("a token of another key is accepted once that key is among the imported keys")
     func importedKeyAccepted() async throws {
         let token = try Self.otherSigner.sign(Self.claims(), includeKeyId: false)
-        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: {
+        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in
             [Self.signer.privateKey.publicKey, Self.otherSigner.privateKey.publicKey]
         })
         #expect(claims.userId == "alice")
@@ -86,7 +93,7 @@ import Testing
         let restored = try ParticipantTokenSigner(pemRepresentation: Self.signer.privateKeyPEM)
         #expect(restored.keyId == Self.signer.keyId)
         let token = try restored.sign(Self.claims())
-        #expect(try await Self.verifier.verify(token, now: Self.now, importedKeys: { [] }) == Self.claims())
+        #expect(try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in [] }) == Self.claims())
     }
 
     // MARK: Refused
@@ -202,7 +209,7 @@ import Testing
     func verifierRefuses(_ rejection: Rejection) async throws {
         let token = try rejection.token()
         do {
-            let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { [] })
+            let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in [] })
             Issue.record("\(rejection.name): accepted, claims \(claims)")
         } catch {
             #expect(error.code == rejection.code)
@@ -214,32 +221,70 @@ import Testing
     func otherKeyNeedsImport() async throws {
         let token = try Self.otherSigner.sign(Self.claims(), includeKeyId: false)
         do {
-            _ = try await Self.verifier.verify(token, now: Self.now, importedKeys: { [Self.signer.privateKey.publicKey] })
+            _ = try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in [Self.signer.privateKey.publicKey] })
             Issue.record("accepted a token of a key that is not imported")
         } catch {
             #expect(error.code == .invalidToken)
         }
-        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { [Self.otherSigner.privateKey.publicKey] })
+        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in [Self.otherSigner.privateKey.publicKey] })
         #expect(claims == Self.claims())
     }
 
     @Test("when loading the imported keys fails, a token of another key is refused as invalid")
     func importedKeysFailure() async throws {
         struct StoreDown: Error {}
-        let token = try Self.otherSigner.sign(Self.claims())
+        let token = try Self.otherSigner.sign(Self.claims(), includeKeyId: false)
         await #expect(throws: TokenRejection(code: .invalidToken,
                                              reason: "token: signature does not verify with the server key or any imported public key")) {
-            try await Self.verifier.verify(token, now: Self.now, importedKeys: { throw StoreDown() })
+            try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in throw StoreDown() })
         }
+    }
+
+    @Test("a kid naming an imported key's ARN is checked with that key alone")
+    func kidPicksTheImportedKey() async throws {
+        let arn = "arn:aws:ivs:us-east-1:123456789012:public-key/abc"
+        let token = try Self.rawToken(header: #"{"alg":"ES384","typ":"JWT","kid":"\#(arn)"}"#, claims: Self.claims(), signer: Self.otherSigner)
+        var asked: [String?] = []
+        let claims = try await Self.verifier.verify(token, now: Self.now, importedKeys: { kid in
+            asked.append(kid)
+            return kid == arn ? [Self.otherSigner.privateKey.publicKey] : []
+        })
+        #expect(claims == Self.claims())
+        #expect(asked == [arn])
+    }
+
+    @Test("a kid that names no key is refused without trying every imported key")
+    func unknownKidRefused() async throws {
+        let token = try Self.rawToken(header: #"{"alg":"ES384","typ":"JWT","kid":"someone-else"}"#, claims: Self.claims(), signer: Self.otherSigner)
+        var asked: [String?] = []
+        await #expect(throws: TokenRejection(code: .invalidToken,
+                                             reason: "token: kid 'someone-else' is neither the server key id nor the ARN of an imported public key")) {
+            try await Self.verifier.verify(token, now: Self.now, importedKeys: { kid in
+                asked.append(kid)
+                return kid == nil ? [Self.otherSigner.privateKey.publicKey] : []
+            })
+        }
+        #expect(asked == ["someone-else"])
+    }
+
+    @Test("the server's kid on a token another key signed is refused, the imported keys untouched")
+    func serverKidWithAnotherSignature() async throws {
+        let header = #"{"alg":"ES384","typ":"JWT","kid":"\#(Self.signer.keyId)"}"#
+        let token = try Self.rawToken(header: header, claims: Self.claims(), signer: Self.otherSigner)
+        var loads = 0
+        await #expect(throws: TokenRejection(code: .invalidToken, reason: "token: signature does not verify with the server key its kid names")) {
+            try await Self.verifier.verify(token, now: Self.now, importedKeys: { _ in loads += 1; return [Self.otherSigner.privateKey.publicKey] })
+        }
+        #expect(loads == 0)
     }
 
     @Test("expiry is judged against the given clock: valid one second before exp, expired at exp")
     func expiryUsesClock() async throws {
         let exp = Int(Self.now.timeIntervalSince1970) + 600
         let token = try Self.signer.sign(Self.claims(exp: exp))
-        _ = try await Self.verifier.verify(token, now: Date(timeIntervalSince1970: Double(exp - 1)), importedKeys: { [] })
+        _ = try await Self.verifier.verify(token, now: Date(timeIntervalSince1970: Double(exp - 1)), importedKeys: { _ in [] })
         do {
-            _ = try await Self.verifier.verify(token, now: Date(timeIntervalSince1970: Double(exp)), importedKeys: { [] })
+            _ = try await Self.verifier.verify(token, now: Date(timeIntervalSince1970: Double(exp)), importedKeys: { _ in [] })
             Issue.record("accepted at its expiry time")
         } catch {
             #expect(error.code == .tokenExpired)

@@ -25,7 +25,7 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def self_signed_token(private, key_arn, stage_arn, template_claims, user_id="self-signed", **overrides):
+def self_signed_token(private, key_arn, stage_arn, template_claims, user_id="self-signed", kid=True, **overrides):
     """An IVS participant token signed by us: JWS ES384 with the raw r||s signature."""
     now = int(time.time())
     claims = {"exp": now + 3600, "iat": now, "jti": secrets.token_hex(6), "resource": stage_arn,
@@ -33,7 +33,7 @@ def self_signed_token(private, key_arn, stage_arn, template_claims, user_id="sel
               "whip_url": template_claims["whip_url"], "user_id": user_id, "attributes": {"via": "self"},
               "capabilities": {"allow_publish": True, "allow_subscribe": True}, "version": "1.0"}
     claims.update(overrides)
-    header = {"alg": "ES384", "typ": "JWT", "kid": key_arn}
+    header = {"alg": "ES384", "typ": "JWT", **({"kid": key_arn} if kid else {})}
     signing_input = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(claims).encode())}"
     r, s = decode_dss_signature(private.sign(signing_input.encode(), ec.ECDSA(hashes.SHA384())))
     return f"{signing_input}.{b64url(r.to_bytes(48, 'big') + s.to_bytes(48, 'big'))}"
@@ -114,6 +114,33 @@ def test_self_signed_token_joins_until_its_key_is_deleted(client, make_stage, im
     ws.send(json.dumps({"v": 1, "type": "join", "token": token}))
     refused = recv_type(ws, "joined")
     assert refused["type"] == "error" and refused["code"] == 4010, refused
+
+
+def test_the_kid_picks_the_key(client, make_stage, imported_key, decode_jwt, ws_connect, recv_type):
+    """A kid is the imported key's ARN and only that key checks the token; no kid (IVS's own
+    layout) tries every key; a kid naming another key, or none, is refused."""
+    private, _, key = imported_key
+    other_private, other_pem = new_key()
+    other = client.import_public_key(publicKeyMaterial=other_pem, name="k2")["publicKey"]
+    try:
+        arn = make_stage(name="kid")["arn"]
+        template = decode_jwt(client.create_participant_token(stageArn=arn)["participantToken"]["token"])[1]
+
+        def join(token):
+            ws = ws_connect(template["events_url"])
+            ws.send(json.dumps({"v": 1, "type": "join", "token": token}))
+            answer = recv_type(ws, "joined")
+            ws.close()
+            return answer
+
+        assert join(self_signed_token(private, None, arn, template, kid=False))["type"] == "joined"
+        assert join(self_signed_token(other_private, other["arn"], arn, template))["type"] == "joined"
+        wrong = join(self_signed_token(private, other["arn"], arn, template))
+        assert wrong["type"] == "error" and "the imported public key its kid names" in wrong["message"], wrong
+        unknown = join(self_signed_token(private, "some-key", arn, template))
+        assert unknown["type"] == "error" and "kid 'some-key'" in unknown["message"], unknown
+    finally:
+        client.delete_public_key(arn=other["arn"])
 
 
 @pytest.mark.parametrize("overrides, reason", [

@@ -63,7 +63,15 @@ extension ControlPlane {
     }
 
     /// The imported keys, for verifying self-signed participant tokens.
-    static func importedKeys(_ store: Store) async throws -> [P384.Signing.PublicKey] {
-        try await store.publicKeys(afterSeq: 0, limit: 1000).compactMap { try? P384.Signing.PublicKey(pemRepresentation: $0.material) }
+    /// The imported key whose ARN is `arn` (none when no such key), or every imported key for nil.
+    static func importedKeys(_ store: Store, arn: String?, names: ResourceNames) async throws -> [P384.Signing.PublicKey] {
+        let records: [PublicKeyRecord]
+        if let arn {
+            guard let id = names.publicKeyId(fromARN: arn), let record = try await store.publicKey(id: id) else { return [] }
+            records = [record]
+        } else {
+            records = try await store.publicKeys(afterSeq: 0, limit: 1000)
+        }
+        return records.compactMap { try? P384.Signing.PublicKey(pemRepresentation: $0.material) }
     }
 }

@@ -19,9 +19,14 @@ struct ParticipantTokenVerifier: Sendable {
         var kid: String?
     }
 
-    /// - Parameter importedKeys: loaded only when the server key does not match.
+    /// The key is chosen by the JOSE header's `kid` (RFC 7515 §4.1.4): the server's key id
+    /// picks the server key, an imported key's ARN picks that key alone, and another `kid` is
+    /// refused. A token without `kid` (IVS's self-signed layout) is tried with the server key,
+    /// then with every imported key.
+    /// - Parameter importedKeys: the imported keys whose ARN is the given `kid`, or all of them
+    ///   for nil; loaded only when the server key is not the one.
     func verify(_ token: String, now: Date = Date(),
-                importedKeys: () async throws -> [P384.Signing.PublicKey]) async throws(TokenRejection) -> ParticipantTokenClaims {
+                importedKeys: (_ kid: String?) async throws -> [P384.Signing.PublicKey]) async throws(TokenRejection) -> ParticipantTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard token.utf8.count <= 8192, parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]), let signatureBytes = Base64URL.decode(parts[2]) else {
@@ -37,11 +42,27 @@ struct ParticipantTokenVerifier: Sendable {
             throw TokenRejection(code: .invalidToken, reason: "token: an ES384 signature is 96 bytes (r||s)")
         }
         let signingInput = Data((parts[0] + "." + parts[1]).utf8)
-        if !serverKey.isValidSignature(signature, for: signingInput) {
-            let candidates = (try? await importedKeys()) ?? []
-            guard candidates.contains(where: { $0.isValidSignature(signature, for: signingInput) }) else {
-                throw TokenRejection(code: .invalidToken,
-                                     reason: "token: signature does not verify with the server key or any imported public key")
+        switch header.kid {
+        case serverKeyId?:
+            guard serverKey.isValidSignature(signature, for: signingInput) else {
+                throw TokenRejection(code: .invalidToken, reason: "token: signature does not verify with the server key its kid names")
+            }
+        case let kid?:
+            let named = (try? await importedKeys(kid)) ?? []
+            guard !named.isEmpty else {
+                throw TokenRejection(code: .invalidToken, reason: "token: kid '\(kid.prefix(160))' is neither the server key id "
+                                     + "nor the ARN of an imported public key")
+            }
+            guard named.contains(where: { $0.isValidSignature(signature, for: signingInput) }) else {
+                throw TokenRejection(code: .invalidToken, reason: "token: signature does not verify with the imported public key its kid names")
+            }
+        case nil:
+            if !serverKey.isValidSignature(signature, for: signingInput) {
+                let candidates = (try? await importedKeys(nil)) ?? []
+                guard candidates.contains(where: { $0.isValidSignature(signature, for: signingInput) }) else {
+                    throw TokenRejection(code: .invalidToken,
+                                         reason: "token: signature does not verify with the server key or any imported public key")
+                }
             }
         }
         let claims: ParticipantTokenClaims

@@ -12,7 +12,9 @@ struct TokenAdmission: Sendable {
     func admit(_ token: String, stageId: String? = nil) async throws(ServerMessage.SignalError) -> ParticipantTokenClaims {
         let claims: ParticipantTokenClaims
         do {
-            claims = try await verifier.verify(token, importedKeys: { [store] in try await ControlPlane.importedKeys(store) })
+            claims = try await verifier.verify(token, importedKeys: { [store, names] kid in
+                try await ControlPlane.importedKeys(store, arn: kid, names: names)
+            })
         } catch {
             throw .init(code: error.code, message: error.reason)
         }
