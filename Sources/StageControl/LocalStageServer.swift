@@ -62,7 +62,7 @@ public final class LocalStageServer: @unchecked Sendable {
         environment["STAGE_ACCESS_KEY_ID"] = Self.accessKeyId
         environment["STAGE_SECRET_ACCESS_KEY"] = Self.secretAccessKey
         process.environment = environment
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         try log.seekToEnd()
         process.standardOutput = log

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Encoder and storage configuration shapes of the `ivs-realtime` model (2020-07-14).
 extension IVSAPI {

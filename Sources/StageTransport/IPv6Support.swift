@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-public import NIOCore
+import NIOCore
 
 /// Whether this machine can serve IPv6, asked of the kernel once: the media port and the HTTP
 /// listener bind IPv6 beside IPv4 when they can, and carry on with IPv4 alone when not.

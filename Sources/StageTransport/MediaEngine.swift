@@ -1,7 +1,7 @@
 import Crypto
 import Logging
 public import NIOCore
-public import NIOPosix
+import NIOPosix
 import StageWire
 
 /// The media port every peer connection shares: one UDP socket per address family (or the one

@@ -46,7 +46,7 @@ final class JanusServer: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/janus")
         process.arguments = ["-F", directory.path, "-C", directory.appendingPathComponent("janus.jcfg").path, "-o"]
         let log = try FileHandle(forWritingTo: { let url = directory.appendingPathComponent("janus.log")
-            FileManager.default.createFile(atPath: url.path, contents: nil); return url }())
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil); return url }())
         process.standardOutput = log
         process.standardError = log
         try process.run()

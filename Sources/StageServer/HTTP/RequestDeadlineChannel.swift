@@ -24,11 +24,12 @@ struct RequestDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
+        let boundFront = NIOLoopBound(front, eventLoop: channel.eventLoop)
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             // Right behind the request decoder, where its parse errors surface.
             let operations = channel.pipeline.syncOperations
             if let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {
-                try operations.addHandler(HTTPParseErrorHandler(front: front), position: .after(decoder.handler))
+                try operations.addHandler(HTTPParseErrorHandler(front: boundFront.value), position: .after(decoder.handler))
             }
             if refusesUnmaskedWebSocketFrames { try operations.addHandler(MaskedClientFramesHandler.Installer()) }
             return value

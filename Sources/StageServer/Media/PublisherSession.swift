@@ -77,12 +77,18 @@ final class PublisherSession: MediaPeerDelegate {
     func peerDidConnect(_ peer: MediaPeer) {
         for producer in producers.values { producer.keyframeNeeded() }
         onConnect?(self)
-        rembTask = peer.eventLoop?.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { [weak self] _ in
-            self?.advertiseBitrate()
+        guard let loop = peer.eventLoop else { return }
+        // The delegate is called on the engine's loop, where the task runs too.
+        let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
+        rembTask = loop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { _ in
+            session.value.session?.advertiseBitrate()
         }
     }
 
     private var rembTask: RepeatedTask?
+
+    /// Lets the REMB task end with the session instead of keeping it alive.
+    private struct WeakSession { weak var session: PublisherSession? }
 
     /// Tells the publisher how much it may send (senders that negotiated goog-remb ramp up to it).
     private func advertiseBitrate() {

@@ -148,7 +148,7 @@ actor SignalingHub {
             } else {
                 Task { [sessionLinger] in
                     try? await Task.sleep(for: sessionLinger)
-                    await self.endSessionIfStillEmpty(stageId: stageId, emptiedAt: now)
+                    self.endSessionIfStillEmpty(stageId: stageId, emptiedAt: now)
                 }
             }
         }
