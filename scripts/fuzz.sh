@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers and runs each for RUNS executions (default 1000000).
-#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls (default all)
-# Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*.
+#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls sigv4 json (default all)
+# Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*; seeds kept in Fuzz/Seeds/<target>/
+# are copied in first. FUZZ_SECONDS=N stops each target after N seconds too (libFuzzer -max_total_time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"; shift || true
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls sigv4 json)
 mkdir -p .build-fuzz
 wire_sources=$(find Sources/StageWire -name '*.swift')
 for target in "${targets[@]}"; do
@@ -50,8 +51,39 @@ for target in "${targets[@]}"; do
         -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny \
         $(find Sources/StageHLS -name '*.swift') Fuzz/HLSFuzz.swift -o .build-fuzz/hls-fuzz
       max_len=4096 ;;
+    sigv4)
+      # StageSigV4 with Fuzz/Support/CryptoShim.swift as its `Crypto` (swift-crypto needs BoringSSL's C targets;
+      # the shim is built without instrumentation) and Fuzz/Support/SigV4FastFoundation.swift (speed, see there).
+      dir=.build-fuzz/sigv4; mkdir -p "$dir"
+      swiftc -O -parse-as-library -swift-version 6 -module-name Crypto -emit-module -emit-module-path "$dir/Crypto.swiftmodule" \
+        -emit-library -static -o "$dir/libCrypto.a" Fuzz/Support/CryptoShim.swift
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageSigV4 -use-ld=lld \
+        -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny -I "$dir" -L "$dir" -lCrypto \
+        Sources/StageSigV4/SigV4.swift Fuzz/Support/SigV4FastFoundation.swift Fuzz/SigV4Fuzz.swift -o .build-fuzz/sigv4-fuzz
+      max_len=4096 ;;
+    json)
+      # StageProtocol (@testable) as its own module; StageServer's control-plane request readers (pure Foundation)
+      # with Fuzz/Support/HTTPTypesShim.swift for APIError's HTTPResponse.Status. Seeds sit at the readers' limits.
+      dir=.build-fuzz/json; mkdir -p "$dir"
+      cp Tests/StageProtocolTests/Fixtures/client/*.json "$corpus/"
+      features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
+      swiftc -O -parse-as-library -swift-version 6 -module-name HTTPTypes -emit-module -emit-module-path "$dir/HTTPTypes.swiftmodule" \
+        -emit-library -static -o "$dir/libHTTPTypes.a" Fuzz/Support/HTTPTypesShim.swift
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -enable-testing -module-name StageProtocol "${features[@]}" \
+        -emit-module -emit-module-path "$dir/StageProtocol.swiftmodule" -emit-library -static -o "$dir/libStageProtocol.a" \
+        $(find Sources/StageProtocol -name '*.swift')
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageServer "${features[@]}" -use-ld=lld \
+        -I "$dir" -L "$dir" -lStageProtocol -lHTTPTypes \
+        Sources/StageServer/ControlPlane/{JSONValue,RequestFields,RequestFields+Shapes,FieldRules,APIError}.swift \
+        Sources/StageServer/Support/Identifiers.swift Fuzz/JSONFuzz.swift -o .build-fuzz/json-fuzz
+      max_len=16384 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
+  if [ -d "Fuzz/Seeds/$target" ]; then cp Fuzz/Seeds/"$target"/* "$corpus/"; fi
+  time_limit=(); [ -n "${FUZZ_SECONDS:-}" ] && time_limit=(-max_total_time="$FUZZ_SECONDS")
   echo "== $target: $runs runs"
-  ".build-fuzz/$target-fuzz" -runs="$runs" -max_len="$max_len" -artifact_prefix=.build-fuzz/ "$corpus" 2>&1 | grep -E '^(Done|==|#[0-9]+ +DONE)|ERROR|crash' || true
+  # The full libFuzzer output goes to .build-fuzz/log-$target.txt; the summary (final DONE line with cov/ft/corp/exec/s,
+  # the stat:: lines, errors) to the terminal.
+  ".build-fuzz/$target-fuzz" -runs="$runs" "${time_limit[@]}" -max_len="$max_len" -print_final_stats=1 -artifact_prefix=.build-fuzz/ "$corpus" \
+    2>&1 | tee ".build-fuzz/log-$target.txt" | grep -E '^(Done|==|#[0-9]+[[:space:]]+(INITED|DONE)|stat::)|ERROR|crash' || true
 done
