@@ -132,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "stage",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl",
+                "StageKit", "StageProtocol", "StageControl", "StageMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

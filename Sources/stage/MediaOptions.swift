@@ -1,9 +1,16 @@
 import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import StageKit
+import StageMedia
 
 /// The media options of `stage join`: which devices to publish and how to encode them.
 struct MediaOptions: ParsableArguments {
-    @Option(help: "Camera to publish: test (moving pattern with frame stamps), a .y4m file, or none.")
+    @Option(help: ArgumentHelp("Camera to publish: test (moving pattern with frame stamps), a .y4m file (looped), "
+                               + "- for a live YUV4MPEG2 stream on standard input, a FIFO path for one written there "
+                               + "(e.g. ffmpeg … -f yuv4mpegpipe -), or none."))
     var camera = "test"
     @Option(help: "Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), or none.")
     var mic = "tone"
@@ -25,6 +32,24 @@ struct MediaOptions: ParsableArguments {
     }
 
     enum Switch: String, ExpressibleByArgument { case on, off }
+
+    static func isFIFO(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// A live camera, opened now so that a silent or broken producer is reported before joining.
+    static func liveCamera(_ path: String) throws -> DeviceDescriptor {
+        do {
+            let camera = try Y4MPipeCamera.shared(path: path)
+            let name = DeviceDescriptor.camera(pipe: path).friendlyName ?? path
+            let line = "camera: \(name) \(camera.width)x\(camera.height) at \(camera.framerate) fps\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        } catch {
+            throw ValidationError("--camera: \(error)")
+        }
+        return .camera(pipe: path)
+    }
 
     func configuration() throws -> LocalStageStreamConfiguration {
         var configuration = LocalStageStreamConfiguration()
@@ -51,8 +76,14 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "test":
             streams.append(LocalStageStream(device: Self.device(.video), configuration: configuration, muted: muteCamera))
+        case "-":
+            streams.append(LocalStageStream(device: try Self.liveCamera(camera), configuration: configuration, muted: muteCamera))
+        case _ where Self.isFIFO(camera):
+            streams.append(LocalStageStream(device: try Self.liveCamera(camera), configuration: configuration, muted: muteCamera))
         default:
-            guard camera.hasSuffix(".y4m") else { throw ValidationError("--camera: test, none or a .y4m file; got '\(camera)'") }
+            guard camera.hasSuffix(".y4m") else {
+                throw ValidationError("--camera: test, none, -, a FIFO or a .y4m file; got '\(camera)'")
+            }
             streams.append(LocalStageStream(device: .camera(file: camera), configuration: configuration, muted: muteCamera))
         }
         switch mic {

@@ -14,6 +14,8 @@ public enum DeviceSource: Sendable, Hashable {
     case y4mFile(path: String, loop: Bool)
     /// A WAV file (PCM 16 bit, 48 kHz, mono or stereo).
     case wavFile(path: String, loop: Bool)
+    /// A live YUV4MPEG2 stream on standard input (`-`) or a FIFO, paced by its producer.
+    case y4mPipe(path: String)
 }
 
 /// Lists the capture devices of this machine (IVS `IVSDeviceDiscovery`). On Linux these are a
@@ -31,6 +33,12 @@ extension DeviceDescriptor {
     /// A camera playing a Y4M file.
     public static func camera(file path: String, loop: Bool = true) -> DeviceDescriptor {
         DeviceDescriptor(deviceId: "camera-file", kind: .video, friendlyName: path, source: .y4mFile(path: path, loop: loop))
+    }
+
+    /// A live camera reading YUV4MPEG2 from standard input (`-`) or a FIFO (`Y4MPipeCamera`).
+    public static func camera(pipe path: String) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "camera-pipe", kind: .video, friendlyName: path == "-" ? "standard input" : path,
+                         source: .y4mPipe(path: path))
     }
 
     /// A microphone playing a WAV file.

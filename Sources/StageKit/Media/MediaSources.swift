@@ -6,6 +6,8 @@ enum MediaSources {
         switch source {
         case .y4mFile(let path, let loop):
             return try FileCamera(path: path, loop: loop)
+        case .y4mPipe(let path):
+            return try Y4MPipeCamera.shared(path: path)
         case .testPattern, .tone, .wavFile:
             return try SyntheticCamera(width: configuration.width, height: configuration.height,
                                    framerate: Double(configuration.targetFramerate))
@@ -18,7 +20,7 @@ enum MediaSources {
             return try FileMicrophone(path: path, loop: loop)
         case .tone(let frequency):
             return try SyntheticMicrophone(frequency: frequency)
-        case .testPattern, .y4mFile:
+        case .testPattern, .y4mFile, .y4mPipe:
             return try SyntheticMicrophone(frequency: 440)
         }
     }

@@ -93,7 +93,8 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     }
 
     func start(send: @escaping @Sendable ([[UInt8]]) -> Void, sendRTCP: @escaping @Sendable ([UInt8]) -> Void) {
-        thread = CaptureThread(name: "capture-\(streamId)", periodMicros: 1_000_000 / UInt64(framerate)) { [self] now in
+        let polls = UInt64(max(1, source.pollsPerFrame))
+        thread = CaptureThread(name: "capture-\(streamId)", periodMicros: 1_000_000 / (UInt64(framerate) * polls)) { [self] now in
             captureAndSend(nowMicros: now, send: send, sendRTCP: sendRTCP)
         }
     }

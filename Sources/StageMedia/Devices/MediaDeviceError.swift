@@ -16,6 +16,9 @@ public enum MediaDeviceError: Error, Hashable, Sendable, CustomStringConvertible
     case unrecognizedFile(path: String)
     /// The file could not be read.
     case io(MediaFileIOError)
+    /// A live device (a pipe, a FIFO) could not be opened or sent nothing usable; `device`
+    /// names it.
+    case unavailable(device: String, reason: String)
 
     public var description: String {
         switch self {
@@ -35,6 +38,8 @@ public enum MediaDeviceError: Error, Hashable, Sendable, CustomStringConvertible
             "\(path) is neither a YUV4MPEG2 video (.y4m) nor a RIFF WAVE audio (.wav) file"
         case .io(let error):
             "\(error)"
+        case .unavailable(let device, let reason):
+            "\(device): \(reason)"
         }
     }
 }
