@@ -10,7 +10,8 @@ import StageMedia
 struct MediaOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Camera to publish: test (moving pattern with frame stamps), a .y4m file (looped), "
                                + "- for a live YUV4MPEG2 stream on standard input, a FIFO path for one written there "
-                               + "(e.g. ffmpeg … -f yuv4mpegpipe -), or none."))
+                               + "(e.g. ffmpeg … -f yuv4mpegpipe -), screen or screen:DISPLAY for an X display "
+                               + "(captured by ffmpeg's x11grab, fitted into --size), or none."))
     var camera = "test"
     @Option(help: "Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), or none.")
     var mic = "tone"
@@ -36,6 +37,19 @@ struct MediaOptions: ParsableArguments {
     static func isFIFO(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// The screen, its capture started now so that a missing display is reported before joining.
+    func screen(_ display: String?) throws -> DeviceDescriptor {
+        let video = try configuration().video
+        do {
+            let camera = try ScreenCamera.open(display: display, framerate: video.targetFramerate,
+                                               maxWidth: video.width, maxHeight: video.height)
+            FileHandle.standardError.write(Data("camera: screen \(camera.path) \(camera.width)x\(camera.height)\n".utf8))
+        } catch {
+            throw ValidationError("--camera: \(error)")
+        }
+        return .screen(display: display)
     }
 
     /// A live camera, opened now so that a silent or broken producer is reported before joining.
@@ -76,6 +90,9 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "test":
             streams.append(LocalStageStream(device: Self.device(.video), configuration: configuration, muted: muteCamera))
+        case "screen", _ where camera.hasPrefix("screen:"):
+            let display = camera == "screen" ? nil : String(camera.dropFirst("screen:".count))
+            streams.append(LocalStageStream(device: try screen(display), configuration: configuration, muted: muteCamera))
         case "-":
             streams.append(LocalStageStream(device: try Self.liveCamera(camera), configuration: configuration, muted: muteCamera))
         case _ where Self.isFIFO(camera):

@@ -16,6 +16,8 @@ public enum DeviceSource: Sendable, Hashable {
     case wavFile(path: String, loop: Bool)
     /// A live YUV4MPEG2 stream on standard input (`-`) or a FIFO, paced by its producer.
     case y4mPipe(path: String)
+    /// The screen of an X display (nil: `$DISPLAY`), captured by `ffmpeg -f x11grab`.
+    case screen(display: String?)
 }
 
 /// Lists the capture devices of this machine (IVS `IVSDeviceDiscovery`). On Linux these are a
@@ -39,6 +41,11 @@ extension DeviceDescriptor {
     public static func camera(pipe path: String) -> DeviceDescriptor {
         DeviceDescriptor(deviceId: "camera-pipe", kind: .video, friendlyName: path == "-" ? "standard input" : path,
                          source: .y4mPipe(path: path))
+    }
+
+    /// The screen of X display `display` (nil: `$DISPLAY`) as a camera (`ScreenCamera`).
+    public static func screen(display: String? = nil) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "screen", kind: .video, friendlyName: "Screen \(display ?? "$DISPLAY")", source: .screen(display: display))
     }
 
     /// A microphone playing a WAV file.

@@ -8,6 +8,9 @@ enum MediaSources {
             return try FileCamera(path: path, loop: loop)
         case .y4mPipe(let path):
             return try Y4MPipeCamera.shared(path: path)
+        case .screen(let display):
+            return try ScreenCamera.open(display: display, framerate: configuration.targetFramerate,
+                                         maxWidth: configuration.width, maxHeight: configuration.height)
         case .testPattern, .tone, .wavFile:
             return try SyntheticCamera(width: configuration.width, height: configuration.height,
                                    framerate: Double(configuration.targetFramerate))
@@ -20,7 +23,7 @@ enum MediaSources {
             return try FileMicrophone(path: path, loop: loop)
         case .tone(let frequency):
             return try SyntheticMicrophone(frequency: frequency)
-        case .testPattern, .y4mFile, .y4mPipe:
+        case .testPattern, .y4mFile, .y4mPipe, .screen:
             return try SyntheticMicrophone(frequency: 440)
         }
     }

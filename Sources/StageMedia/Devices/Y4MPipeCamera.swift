@@ -28,14 +28,22 @@ public final class Y4MPipeCamera: VideoSource, @unchecked Sendable {
     /// Opens the stream and reads its header, waiting at most `headerTimeout` for it.
     /// - Throws: ``MediaDeviceError`` naming the path when it cannot be opened, ends or sends no
     ///   valid header in time.
-    public init(path: String, headerTimeout: Duration = .seconds(10)) throws(MediaDeviceError) {
-        self.path = path
+    public convenience init(path: String, headerTimeout: Duration = .seconds(10)) throws(MediaDeviceError) {
         let descriptor: Int32 = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unavailable(device: Self.name(path), reason: String(cString: strerror(errno))) }
+        try self.init(descriptor: descriptor, path: path, name: Self.name(path), waitsForWriter: path != "-", headerTimeout: headerTimeout)
+    }
+
+    /// Reads the stream on `descriptor` (which it then owns and closes).
+    /// - Parameters:
+    ///   - name: names the device in errors.
+    ///   - waitsForWriter: a FIFO reads 0 bytes until a writer opens it; a pipe only at its end.
+    init(descriptor: Int32, path: String, name: String, waitsForWriter: Bool, headerTimeout: Duration) throws(MediaDeviceError) {
+        self.path = path
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         var parser = Y4MStreamParser()
         do {
-            header = try Self.readHeader(descriptor, into: &parser, path: path, timeout: headerTimeout)
+            header = try Self.readHeader(descriptor, into: &parser, name: name, waitsForWriter: waitsForWriter, timeout: headerTimeout)
         } catch {
             close(descriptor)
             throw error
@@ -126,19 +134,19 @@ public final class Y4MPipeCamera: VideoSource, @unchecked Sendable {
         }
     }
 
-    private static func readHeader(_ descriptor: Int32, into parser: inout Y4MStreamParser, path: String,
-                                   timeout: Duration) throws(MediaDeviceError) -> Y4MHeader {
+    private static func readHeader(_ descriptor: Int32, into parser: inout Y4MStreamParser, name: String,
+                                   waitsForWriter: Bool, timeout: Duration) throws(MediaDeviceError) -> Y4MHeader {
         let deadline = ContinuousClock.now + timeout
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             do {
                 if let header = try parser.readHeader() { return header }
             } catch {
-                throw .unavailable(device: name(path), reason: "\(error)")
+                throw .unavailable(device: name, reason: "\(error)")
             }
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
-                throw .unavailable(device: name(path), reason: "no YUV4MPEG2 header within \(timeout) (is a producer writing to it?)")
+                throw .unavailable(device: name, reason: "no YUV4MPEG2 header within \(timeout) (is a producer writing to it?)")
             }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&poller, 1, Int32(min(left.components.seconds * 1000 + 1, 100)))
@@ -146,8 +154,7 @@ public final class Y4MPipeCamera: VideoSource, @unchecked Sendable {
             if count > 0 {
                 parser.append(chunk[..<count])
             } else if count == 0 {
-                // A FIFO reads 0 bytes while no writer has opened it yet; standard input only at its end.
-                if path == "-" { throw .unavailable(device: name(path), reason: "the stream ended before its YUV4MPEG2 header") }
+                guard waitsForWriter else { throw .unavailable(device: name, reason: "the stream ended before its YUV4MPEG2 header") }
                 usleep(10_000)
             }
         }
