@@ -48,6 +48,7 @@ let package = Package(
         // and libyuv (scaling, blending). Only StageCompositor links them (see README, Licence).
         .systemLibrary(name: "CAV", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         // HLS: the part/segment model and the playlist writers (LL-HLS, classic, VOD, master),
         // shared by the compositor (produces parts) and the server (serves, blocks). Foundation only.
         .target(name: "StageHLS", swiftSettings: strict),
@@ -56,6 +57,8 @@ let package = Package(
         .target(name: "StageCompositor", dependencies: ["StageMedia", "StageHLS", "CAV", "CYUV"], swiftSettings: strict),
         // Client media: VP8/Opus codecs, RTP packetizers, jitter buffer, frames, devices and files.
         .target(name: "StageMedia", dependencies: ["StageWire", "CVPX", "COpus", "CMediaShims"], swiftSettings: strict),
+        // Sound devices of the host: microphones and speakers through PulseAudio (or PipeWire's Pulse server).
+        .target(name: "StageSound", dependencies: ["StageMedia", "CPulse"], swiftSettings: strict),
         // Media transport: DTLS (OpenSSL, sans-IO), SRTP (libsrtp2), ICE-lite, the UDP port.
         .target(
             name: "StageTransport",
@@ -116,7 +119,7 @@ let package = Package(
         .target(
             name: "StageKit",
             dependencies: [
-                "StageProtocol", "StageTransport", "StageMedia", "StageWire", "StageTLS",
+                "StageProtocol", "StageTransport", "StageMedia", "StageSound", "StageWire", "StageTLS",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "stage",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageMedia",
+                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageSound",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

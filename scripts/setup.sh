@@ -5,12 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(libsqlite3-dev libssl-dev libsrtp2-dev libvpx-dev libopus-dev pkg-config python3-venv
-          libavformat-dev libavcodec-dev libavutil-dev libyuv-dev)
+          libavformat-dev libavcodec-dev libavutil-dev libyuv-dev libpulse-dev)
 # The interop peers: a browser for the simulcast test, ffprobe for recorded files; the network
 # harness (namespaces, NAT with iptables, curl to probe a server inside one), a real TURN server
 # (coturn), a TLS proxy (nginx), and an X server with two clients to draw on it for screen capture
-# (xvfb, x11-apps).
-[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl xvfb x11-apps)
+# (xvfb, x11-apps), a user-space sound server with null sinks for the microphone and speaker
+# (pulseaudio, pulseaudio-utils).
+[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl xvfb x11-apps pulseaudio pulseaudio-utils)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

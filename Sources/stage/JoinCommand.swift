@@ -39,6 +39,7 @@ final class JoinSession {
 
     let streams: [LocalStageStream]
     let recorder: StreamRecorder?
+    let speaker: SpeakerOutput?
     let status: StatusView
     let statusInterval: Int
     let statusAsJSON: Bool
@@ -52,6 +53,12 @@ final class JoinSession {
         stage.errorDelegate = printer
         recorder = try command.media.record.map { try StreamRecorder(directory: $0) }
         if let recorder { stage.addRenderer(recorder) }
+        do {
+            speaker = command.media.speaker ? try SpeakerOutput(device: command.media.speakerDevice) : nil
+        } catch {
+            throw ValidationError("--speaker: \(error)")
+        }
+        if let speaker { stage.addRenderer(speaker) }
         status = StatusView()
         stage.addRenderer(status)
         statusInterval = command.statusInterval ?? (command.json ? 0 : 5)

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import StageKit
 import StageMedia
+import StageSound
 
 /// The media options of `stage join`: which devices to publish and how to encode them.
 struct MediaOptions: ParsableArguments {
@@ -13,8 +14,14 @@ struct MediaOptions: ParsableArguments {
                                + "(e.g. ffmpeg … -f yuv4mpegpipe -), screen or screen:DISPLAY for an X display "
                                + "(captured by ffmpeg's x11grab, fitted into --size), or none."))
     var camera = "test"
-    @Option(help: "Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), or none.")
+    @Option(help: ArgumentHelp("Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), pulse (the "
+                               + "PulseAudio default source) or pulse:SOURCE (a name from `pactl list short sources`), or none."))
     var mic = "tone"
+    @Flag(help: "Play the mixed sound of everyone subscribed through PulseAudio.")
+    var speaker = false
+    @Option(help: ArgumentHelp("The PulseAudio sink --speaker plays to (`pactl list short sinks`; default: the server's default).",
+                               valueName: "sink"))
+    var speakerDevice: String?
     @Option(help: "Simulcast (three layers: full, ½, ¼ size): on or off.")
     var simulcast: Switch = .on
     @Option(help: "Video size of the test camera, WIDTHxHEIGHT (160–1920 each side).")
@@ -107,8 +114,16 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "tone":
             streams.append(LocalStageStream(device: Self.device(.audio), configuration: configuration, muted: muteMic))
+        case "pulse", _ where mic.hasPrefix("pulse:"):
+            let source = mic == "pulse" ? nil : String(mic.dropFirst("pulse:".count))
+            do {
+                _ = try PulseMicrophone.shared(device: source)   // opened now: a missing source is reported before joining
+            } catch {
+                throw ValidationError("--mic: \(error)")
+            }
+            streams.append(LocalStageStream(device: .microphone(pulse: source), configuration: configuration, muted: muteMic))
         default:
-            guard mic.hasSuffix(".wav") else { throw ValidationError("--mic: tone, none or a .wav file; got '\(mic)'") }
+            guard mic.hasSuffix(".wav") else { throw ValidationError("--mic: tone, none, pulse, pulse:SOURCE or a .wav file; got '\(mic)'") }
             streams.append(LocalStageStream(device: .microphone(file: mic), configuration: configuration, muted: muteMic))
         }
         return streams

@@ -18,6 +18,8 @@ public enum DeviceSource: Sendable, Hashable {
     case y4mPipe(path: String)
     /// The screen of an X display (nil: `$DISPLAY`), captured by `ffmpeg -f x11grab`.
     case screen(display: String?)
+    /// A PulseAudio source (nil: the server's default), mono.
+    case pulseMicrophone(device: String?)
 }
 
 /// Lists the capture devices of this machine (IVS `IVSDeviceDiscovery`). On Linux these are a
@@ -46,6 +48,12 @@ extension DeviceDescriptor {
     /// The screen of X display `display` (nil: `$DISPLAY`) as a camera (`ScreenCamera`).
     public static func screen(display: String? = nil) -> DeviceDescriptor {
         DeviceDescriptor(deviceId: "screen", kind: .video, friendlyName: "Screen \(display ?? "$DISPLAY")", source: .screen(display: display))
+    }
+
+    /// A microphone recorded through PulseAudio: `device` is a source name (nil: the default).
+    public static func microphone(pulse device: String?) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "mic-pulse", kind: .audio, friendlyName: "PulseAudio \(device ?? "default source")",
+                         source: .pulseMicrophone(device: device))
     }
 
     /// A microphone playing a WAV file.

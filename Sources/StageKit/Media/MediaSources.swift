@@ -1,4 +1,5 @@
 import StageMedia
+import StageSound
 
 /// Opens the capture source a device descriptor names.
 enum MediaSources {
@@ -11,7 +12,7 @@ enum MediaSources {
         case .screen(let display):
             return try ScreenCamera.open(display: display, framerate: configuration.targetFramerate,
                                          maxWidth: configuration.width, maxHeight: configuration.height)
-        case .testPattern, .tone, .wavFile:
+        case .testPattern, .tone, .wavFile, .pulseMicrophone:
             return try SyntheticCamera(width: configuration.width, height: configuration.height,
                                    framerate: Double(configuration.targetFramerate))
         }
@@ -23,6 +24,8 @@ enum MediaSources {
             return try FileMicrophone(path: path, loop: loop)
         case .tone(let frequency):
             return try SyntheticMicrophone(frequency: frequency)
+        case .pulseMicrophone(let device):
+            return try PulseMicrophone.shared(device: device)
         case .testPattern, .y4mFile, .y4mPipe, .screen:
             return try SyntheticMicrophone(frequency: 440)
         }

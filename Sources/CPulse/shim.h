@@ -1,0 +1,5 @@
+#ifndef PROSCENIUM_CPULSE_SHIM_H
+#define PROSCENIUM_CPULSE_SHIM_H
+#include <pulse/simple.h>
+#include <pulse/error.h>
+#endif

@@ -1,0 +1,93 @@
+"""Sound through PulseAudio, on a user-space server with null sinks (no sound card needed):
+the host's microphone is the monitor of a sink a 1 kHz tone plays into, the guest's
+`--speaker` plays into another sink whose monitor the test records; an FFT finds the tone."""
+import os
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from test_sdk_media_interop import stage_cli, stop_join, wait_published
+from conftest import ACCESS_KEY, SECRET_KEY
+
+TONE_HZ = 1000
+
+
+@pytest.fixture
+def pulse(tmp_path):
+    """A PulseAudio server of our own: sinks `host_in` (the host's microphone is its monitor,
+    the default source) and `stage_out` (the default sink: the guest's speaker)."""
+    if shutil.which("pulseaudio") is None:
+        pytest.fail("pulseaudio is not installed (scripts/setup.sh --interop installs it)")
+    runtime = tmp_path / "pulse"
+    runtime.mkdir()
+    socket = runtime / "native"
+    env = dict(os.environ, PULSE_RUNTIME_PATH=str(runtime), HOME=str(runtime), PULSE_SERVER=f"unix:{socket}")
+    env.pop("DISPLAY", None)
+    server = subprocess.Popen(["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+                               "--log-target=stderr", "--log-level=error",
+                               "-L", f"module-native-protocol-unix socket={socket} auth-anonymous=1",
+                               "-L", "module-null-sink sink_name=host_in rate=48000",
+                               "-L", "module-null-sink sink_name=stage_out rate=48000"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode != 0:
+            assert server.poll() is None and time.monotonic() < deadline, "pulseaudio did not start"
+            time.sleep(0.05)
+        subprocess.run(["pactl", "set-default-source", "host_in.monitor"], env=env, check=True)
+        subprocess.run(["pactl", "set-default-sink", "stage_out"], env=env, check=True)
+        yield env
+    finally:
+        server.kill()
+        server.wait()
+
+
+def record(env, seconds):
+    """`seconds` of the guest's speaker output, mono 48 kHz, as float samples in [-1, 1]."""
+    raw = subprocess.run(["timeout", str(seconds), "parec", "-d", "stage_out.monitor", "--rate=48000", "--channels=1",
+                          "--format=s16le", "--raw", "--latency-msec=20"], env=env, capture_output=True).stdout
+    return np.frombuffer(raw[:len(raw) // 2 * 2], dtype="<i2").astype(np.float64) / 32768
+
+
+def dominant_frequency(samples):
+    spectrum = np.abs(np.fft.rfft(samples * np.hanning(len(samples))))
+    return np.fft.rfftfreq(len(samples), 1 / 48000)[np.argmax(spectrum[1:]) + 1]
+
+
+def test_a_pulse_microphone_is_heard_on_the_far_speaker(server, client, make_stage, tmp_path, pulse):
+    stage = make_stage()
+    host = client.create_participant_token(stageArn=stage["arn"], userId="pulse-host")["participantToken"]
+    guest = client.create_participant_token(stageArn=stage["arn"], userId="guest")["participantToken"]
+    env = dict(pulse, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY, STAGE_ENDPOINT=server.url)
+    tone = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i", f"sine=frequency={TONE_HZ}:sample_rate=48000",
+                             "-t", "30", "-ac", "1", "-f", "pulse", "-device", "host_in", "tone"], env=env)
+    camera = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=15", "-t", "30",
+                               "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"], stdout=subprocess.PIPE)
+    host_log, guest_log = open(tmp_path / "host.log", "w+"), open(tmp_path / "guest.log", "w+")
+    host_cli = subprocess.Popen([str(stage_cli(server)), "join", "--token", host["token"], "--camera", "-", "--mic", "pulse",
+                                 "--status-interval", "0"], stdin=camera.stdout, stdout=host_log, stderr=subprocess.STDOUT, env=env)
+    guest_cli = None
+    try:
+        assert wait_published(client, stage["arn"], timeout=20), "the host never published"
+        guest_cli = subprocess.Popen([str(stage_cli(server)), "join", "--token", guest["token"], "--camera", "none",
+                                      "--mic", "none", "--speaker", "--status-interval", "2"],
+                                     stdin=subprocess.DEVNULL, stdout=guest_log, stderr=subprocess.STDOUT, env=env)
+        time.sleep(3)   # joined, subscribed, decoding
+        heard = record(pulse, 4)
+    finally:
+        guest_output = stop_join(guest_cli, guest_log) if guest_cli else ""
+        host_output = stop_join(host_cli, host_log)
+        for process in (tone, camera):
+            process.kill()
+            process.wait()
+    print(guest_output[-1500:])
+    assert len(heard) > 48000 * 3, f"recorded {len(heard)} samples\n{host_output[-1500:]}"
+    frequency = dominant_frequency(heard)
+    rms_db = 20 * np.log10(np.sqrt(np.mean(heard ** 2)) + 1e-12)
+    print(f"guest's speaker: dominant {frequency:.1f} Hz, RMS {rms_db:.1f} dBFS over {len(heard) / 48000:.1f} s")
+    assert abs(frequency - TONE_HZ) <= 0.02 * TONE_HZ, frequency
+    # ffmpeg's sine is at -18 dBFS peak (-21 dBFS RMS); Opus and the mix keep it within a few dB.
+    assert -27 < rms_db < -15, rms_db
