@@ -49,6 +49,7 @@ let package = Package(
         .systemLibrary(name: "CAV", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // HLS: the part/segment model and the playlist writers (LL-HLS, classic, VOD, master),
         // shared by the compositor (produces parts) and the server (serves, blocks). Foundation only.
         .target(name: "StageHLS", swiftSettings: strict),
@@ -135,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "stage",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageSound",
+                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageSound", "StageCompositor", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

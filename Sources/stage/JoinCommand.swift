@@ -40,6 +40,7 @@ final class JoinSession {
     let streams: [LocalStageStream]
     let recorder: StreamRecorder?
     let speaker: SpeakerOutput?
+    let view: ViewWindow?
     let status: StatusView
     let statusInterval: Int
     let statusAsJSON: Bool
@@ -59,6 +60,9 @@ final class JoinSession {
             throw ValidationError("--speaker: \(error)")
         }
         if let speaker { stage.addRenderer(speaker) }
+        view = command.media.view ? try ViewWindow(width: command.media.viewDimensions().width,
+                                                   height: command.media.viewDimensions().height) : nil
+        if let view { stage.addRenderer(view) }
         status = StatusView()
         stage.addRenderer(status)
         statusInterval = command.statusInterval ?? (command.json ? 0 : 5)
@@ -115,6 +119,7 @@ final class JoinSession {
         statusTask.cancel()
         if stage.connectionState != .disconnected { stage.leave() }
         recorder?.closeAll()
+        view?.close()
         if let recorder, !recorder.paths.isEmpty { print("recorded: " + recorder.paths.joined(separator: " ")) }
         if let error = printer.disconnectError, error.code != .disconnected(.disconnectedByOperator) { throw ExitCode(1) }
     }

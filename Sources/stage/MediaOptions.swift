@@ -17,6 +17,10 @@ struct MediaOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), pulse (the "
                                + "PulseAudio default source) or pulse:SOURCE (a name from `pactl list short sources`), or none."))
     var mic = "tone"
+    @Flag(help: "Open a window (SDL2, on $DISPLAY) showing the subscribed videos in a grid, names under them.")
+    var view = false
+    @Option(help: "Size of the --view window, WIDTHxHEIGHT.")
+    var viewSize = "960x540"
     @Flag(help: "Play the mixed sound of everyone subscribed through PulseAudio.")
     var speaker = false
     @Option(help: ArgumentHelp("The PulseAudio sink --speaker plays to (`pactl list short sinks`; default: the server's default).",
@@ -40,6 +44,15 @@ struct MediaOptions: ParsableArguments {
     }
 
     enum Switch: String, ExpressibleByArgument { case on, off }
+
+    /// The --view window's size.
+    func viewDimensions() throws -> (width: Int, height: Int) {
+        let sides = viewSize.split(separator: "x").compactMap { Int($0) }
+        guard sides.count == 2, (160...3840).contains(sides[0]), (90...2160).contains(sides[1]) else {
+            throw ValidationError("--view-size: expected WIDTHxHEIGHT within 160x90…3840x2160; got '\(viewSize)'")
+        }
+        return (sides[0] & ~1, sides[1] & ~1)
+    }
 
     static func isFIFO(_ path: String) -> Bool {
         var status = stat()

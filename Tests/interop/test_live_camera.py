@@ -11,6 +11,7 @@ import numpy as np
 from test_media_aiortc import peer, post_offer
 from test_sdk_media_interop import stage_cli, stop_join, wait_published
 from conftest import ACCESS_KEY, SECRET_KEY
+from xdisplay import free_display, grab_luma, xvfb
 
 SIZE = (640, 360)
 
@@ -115,60 +116,42 @@ def test_a_silent_camera_is_a_clear_error(server, client, make_stage, tmp_path):
         assert camera in done.stderr
 
 
-def free_display():
-    for number in range(90, 200):
-        if not os.path.exists(f"/tmp/.X11-unix/X{number}") and not os.path.exists(f"/tmp/.X{number}-lock"):
-            return f":{number}"
-    raise RuntimeError("no free X display number")
-
-
-def grab_luma(display, size):
-    raw = subprocess.run(["ffmpeg", "-v", "error", "-f", "x11grab", "-draw_mouse", "0", "-i", display, "-frames:v", "1",
-                          "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"], capture_output=True, check=True, timeout=20).stdout
-    return np.frombuffer(raw[:size[0] * size[1]], dtype=np.uint8).reshape(size[1], size[0])
-
-
 def test_the_screen_is_a_camera(server, client, make_stage, tmp_path):
-    """`--camera screen:DISPLAY` publishes an X display (Xvfb here, with xlogo on it); the far
-    side's picture matches a grab of the same display."""
-    display = free_display()
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    clients = []
-    try:
-        deadline = time.monotonic() + 20
-        while not os.path.exists(f"/tmp/.X11-unix/X{display[1:]}"):
-            assert time.monotonic() < deadline and xvfb.poll() is None, "Xvfb did not start"
-            time.sleep(0.05)
+    """`--camera screen:DISPLAY` publishes an X display (Xvfb here, with xlogo and xclock on
+    it); the far side's picture matches a grab of the same display."""
+    with xvfb() as display:
         env = dict(os.environ, DISPLAY=display)
-        clients.append(subprocess.Popen(["xlogo", "-geometry", "600x400+100+100"], env=env))
-        clients.append(subprocess.Popen(["xclock", "-geometry", "300x300+850+200", "-update", "3600"], env=env))
-        time.sleep(1)   # the clients draw their windows
-        stage = make_stage()
-        host = client.create_participant_token(stageArn=stage["arn"], userId="screen-host")["participantToken"]
-        viewer = client.create_participant_token(stageArn=stage["arn"], capabilities=["SUBSCRIBE"])["participantToken"]
-        join_env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY, STAGE_ENDPOINT=server.url)
-        log = open(tmp_path / "join.log", "w+")
-        process = subprocess.Popen([str(stage_cli(server)), "join", "--token", host["token"], "--camera", f"screen:{display}",
-                                    "--mic", "none", "--size", "1280x720", "--status-interval", "0"],
-                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=join_env)
+        clients = [subprocess.Popen(["xlogo", "-geometry", "600x400+100+100"], env=env),
+                   subprocess.Popen(["xclock", "-geometry", "300x300+850+200", "-update", "3600"], env=env)]
         try:
-            assert wait_published(client, stage["arn"], timeout=20), "the screen never published"
-            frames, last = asyncio.run(watch(server.url, host["participantId"], viewer["token"], seconds=5))
+            time.sleep(1)   # the clients draw their windows
+            frames, last = publish_screen(server, client, make_stage, tmp_path, display)
+            assert last is not None and (last.width, last.height) == (1280, 720)
+            received = last.to_ndarray(format="yuv420p")[:720, :]
+            quality = psnr(received, grab_luma(display, (1280, 720)))
         finally:
-            output = stop_join(process, log)
-        print(output[-400:])
-        assert last is not None and (last.width, last.height) == (1280, 720), output[-2000:]
-        received = last.to_ndarray(format="yuv420p")[:720, :]
-        quality = psnr(received, grab_luma(display, (1280, 720)))
-        print(f"screen: {frames} frames in 5 s; PSNR against a grab of {display}: {quality:.1f} dB")
-        assert quality >= 30, quality
-        assert frames >= 30, "a still screen still sends frames"
+            for c in clients:
+                c.kill()
+    print(f"screen: {frames} frames in 5 s; PSNR against a grab of {display}: {quality:.1f} dB")
+    assert quality >= 30, quality
+    assert frames >= 30, "a still screen still sends frames"
+
+
+def publish_screen(server, client, make_stage, tmp_path, display):
+    """`stage join --camera screen:DISPLAY`, watched over WHEP for 5 s: (frames, last frame)."""
+    stage = make_stage()
+    host = client.create_participant_token(stageArn=stage["arn"], userId="screen-host")["participantToken"]
+    viewer = client.create_participant_token(stageArn=stage["arn"], capabilities=["SUBSCRIBE"])["participantToken"]
+    join_env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY, STAGE_ENDPOINT=server.url)
+    log = open(tmp_path / "join.log", "w+")
+    process = subprocess.Popen([str(stage_cli(server)), "join", "--token", host["token"], "--camera", f"screen:{display}",
+                                "--mic", "none", "--size", "1280x720", "--status-interval", "0"],
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=join_env)
+    try:
+        assert wait_published(client, stage["arn"], timeout=20), "the screen never published"
+        return asyncio.run(watch(server.url, host["participantId"], viewer["token"], seconds=5))
     finally:
-        for c in clients:
-            c.kill()
-        xvfb.kill()
-        xvfb.wait()
+        print(stop_join(process, log)[-400:])
 
 
 def test_a_missing_display_is_a_clear_error(server, client, make_stage):

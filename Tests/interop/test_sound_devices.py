@@ -11,6 +11,7 @@ import pytest
 
 from test_sdk_media_interop import stage_cli, stop_join, wait_published
 from conftest import ACCESS_KEY, SECRET_KEY
+from xdisplay import grab, xvfb
 
 TONE_HZ = 1000
 
@@ -57,7 +58,31 @@ def dominant_frequency(samples):
     return np.fft.rfftfreq(len(samples), 1 / 48000)[np.argmax(spectrum[1:]) + 1]
 
 
-def test_a_pulse_microphone_is_heard_on_the_far_speaker(server, client, make_stage, tmp_path, pulse):
+def test_a_live_host_is_heard_and_seen_by_a_guest(server, client, make_stage, tmp_path, pulse):
+    """`ffmpeg … -f yuv4mpegpipe - | stage join --camera - --mic pulse` publishes; a guest with
+    `--speaker --view` hears the tone in its sink and shows the host's video in its window."""
+    with xvfb(960, 540) as display:
+        heard, screen = live_host_and_guest(server, client, make_stage, tmp_path, pulse, display)
+    frequency = dominant_frequency(heard)
+    rms_db = 20 * np.log10(np.sqrt(np.mean(heard ** 2)) + 1e-12)
+    print(f"guest's speaker: dominant {frequency:.1f} Hz, RMS {rms_db:.1f} dBFS over {len(heard) / 48000:.1f} s")
+    assert abs(frequency - TONE_HZ) <= 0.02 * TONE_HZ, frequency
+    # ffmpeg's sine is at -18 dBFS peak (-21 dBFS RMS); Opus and the mix keep it within a few dB.
+    assert -27 < rms_db < -15, rms_db
+    # The window: the host's tile shows moving colour bars, its user id in a white-on-black label
+    # at the tile's bottom left (screenshot in view.png).
+    picture = screen.astype(np.int32)
+    print(f"window: luma spread {picture.std():.1f}; screenshot {tmp_path / 'view.png'}")
+    assert picture.std() > 30, "the window shows no video"
+    label = picture[-22:, :126]   # the label bar of a 10-character name at ×2: 22 × 126 pixels
+    white = np.mean(np.all(label > 230, axis=2))
+    dark = np.mean(np.all(label < 40, axis=2))
+    print(f"label box: {white:.0%} white, {dark:.0%} dark")
+    assert white > 0.08 and dark > 0.5, (white, dark)
+
+
+def live_host_and_guest(server, client, make_stage, tmp_path, pulse, display):
+    """Runs the host and the guest; returns 4 s of the guest's speaker and its window's picture."""
     stage = make_stage()
     host = client.create_participant_token(stageArn=stage["arn"], userId="pulse-host")["participantToken"]
     guest = client.create_participant_token(stageArn=stage["arn"], userId="guest")["participantToken"]
@@ -73,10 +98,12 @@ def test_a_pulse_microphone_is_heard_on_the_far_speaker(server, client, make_sta
     try:
         assert wait_published(client, stage["arn"], timeout=20), "the host never published"
         guest_cli = subprocess.Popen([str(stage_cli(server)), "join", "--token", guest["token"], "--camera", "none",
-                                      "--mic", "none", "--speaker", "--status-interval", "2"],
-                                     stdin=subprocess.DEVNULL, stdout=guest_log, stderr=subprocess.STDOUT, env=env)
+                                      "--mic", "none", "--speaker", "--view", "--status-interval", "2"],
+                                     stdin=subprocess.DEVNULL, stdout=guest_log, stderr=subprocess.STDOUT,
+                                     env=dict(env, DISPLAY=display))
         time.sleep(3)   # joined, subscribed, decoding
         heard = record(pulse, 4)
+        screen = grab(display, (960, 540), png=tmp_path / "view.png")
     finally:
         guest_output = stop_join(guest_cli, guest_log) if guest_cli else ""
         host_output = stop_join(host_cli, host_log)
@@ -85,9 +112,4 @@ def test_a_pulse_microphone_is_heard_on_the_far_speaker(server, client, make_sta
             process.wait()
     print(guest_output[-1500:])
     assert len(heard) > 48000 * 3, f"recorded {len(heard)} samples\n{host_output[-1500:]}"
-    frequency = dominant_frequency(heard)
-    rms_db = 20 * np.log10(np.sqrt(np.mean(heard ** 2)) + 1e-12)
-    print(f"guest's speaker: dominant {frequency:.1f} Hz, RMS {rms_db:.1f} dBFS over {len(heard) / 48000:.1f} s")
-    assert abs(frequency - TONE_HZ) <= 0.02 * TONE_HZ, frequency
-    # ffmpeg's sine is at -18 dBFS peak (-21 dBFS RMS); Opus and the mix keep it within a few dB.
-    assert -27 < rms_db < -15, rms_db
+    return heard, screen
