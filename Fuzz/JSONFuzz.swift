@@ -74,7 +74,8 @@ private func compare(_ value: SignalingJSON, _ reference: Any, path: String) -> 
     case .null: return reference is NSNull ? nil : path
     case .bool(let flag): return isBool(reference) && (reference as! Bool) == flag ? nil : path
     case .integer(let int):
-        guard !isBool(reference), let number = reference as? NSNumber, !(number is NSDecimalNumber) else { return path }
+        // JSONSerialization gives NSNumber, or NSDecimalNumber for some integers near the Int64 limits (exact in int64Value).
+        guard !isBool(reference), let number = reference as? NSNumber else { return path }
         return number.int64Value == Int64(int) && number.doubleValue == Double(int) ? nil : "\(path) (\(int) vs \(number))"
     case .string(let text): return (reference as? String).map { sameScalars($0, text) } == true ? nil : path
     case .array(let elements):
