@@ -50,6 +50,7 @@ let package = Package(
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
         // HLS: the part/segment model and the playlist writers (LL-HLS, classic, VOD, master),
         // shared by the compositor (produces parts) and the server (serves, blocks). Foundation only.
         .target(name: "StageHLS", swiftSettings: strict),
@@ -59,7 +60,7 @@ let package = Package(
         // Client media: VP8/Opus codecs, RTP packetizers, jitter buffer, frames, devices and files.
         .target(name: "StageMedia", dependencies: ["StageWire", "CVPX", "COpus", "CMediaShims"], swiftSettings: strict),
         // Sound devices of the host: microphones and speakers through PulseAudio (or PipeWire's Pulse server).
-        .target(name: "StageSound", dependencies: ["StageMedia", "CPulse"], swiftSettings: strict),
+        .target(name: "StageDevices", dependencies: ["StageMedia", "CPulse", "CX11"], swiftSettings: strict),
         // Media transport: DTLS (OpenSSL, sans-IO), SRTP (libsrtp2), ICE-lite, the UDP port.
         .target(
             name: "StageTransport",
@@ -120,7 +121,7 @@ let package = Package(
         .target(
             name: "StageKit",
             dependencies: [
-                "StageProtocol", "StageTransport", "StageMedia", "StageSound", "StageWire", "StageTLS",
+                "StageProtocol", "StageTransport", "StageMedia", "StageDevices", "StageWire", "StageTLS",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -136,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "stage",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageSound", "StageCompositor", "CSDL2",
+                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageDevices", "StageCompositor", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -161,6 +162,7 @@ let package = Package(
         .executableTarget(name: "example-moderated-stage", dependencies: ["StageKit"], path: "Examples/ModeratedStage", exclude: ["README.md"]),
         .executableTarget(name: "example-publish-on-button", dependencies: ["StageKit"], path: "Examples/PublishOnButton", exclude: ["README.md"]),
         .executableTarget(name: "example-background-audio", dependencies: ["StageKit"], path: "Examples/BackgroundAudio", exclude: ["README.md"]),
+        .testTarget(name: "StageDevicesTests", dependencies: ["StageDevices"], swiftSettings: strict),
         .testTarget(
             name: "StageTransportTests",
             dependencies: ["StageTransport", "StageWire", .product(name: "NIOEmbedded", package: "swift-nio")]),

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(libsqlite3-dev libssl-dev libsrtp2-dev libvpx-dev libopus-dev pkg-config python3-venv
-          libavformat-dev libavcodec-dev libavutil-dev libyuv-dev libpulse-dev libsdl2-dev)
+          libavformat-dev libavcodec-dev libavutil-dev libyuv-dev libpulse-dev libsdl2-dev libx11-dev)
 # The interop peers: a browser for the simulcast test, ffprobe for recorded files; the network
 # harness (namespaces, NAT with iptables, curl to probe a server inside one), a real TURN server
 # (coturn), a TLS proxy (nginx), and an X server with two clients to draw on it for screen capture

@@ -8,7 +8,7 @@ import StageKit
 @MainActor
 final class Background: StageStrategy, StageRenderer {
     var inBackground = false
-    let streams = DeviceDiscovery().listLocalDevices().map { LocalStageStream(device: $0) }
+    let streams = DeviceDiscovery().defaultDevices().map { LocalStageStream(device: $0) }
 
     func stage(_ stage: Stage, shouldSubscribeToParticipant participant: ParticipantInfo) -> SubscribeType {
         inBackground ? .audioOnly : .audioVideo

@@ -5,7 +5,7 @@ import StageKit
 
 @MainActor
 final class Moderated: StageStrategy, StageRenderer {
-    let streams = DeviceDiscovery().listLocalDevices().map { LocalStageStream(device: $0) }
+    let streams = DeviceDiscovery().defaultDevices().map { LocalStageStream(device: $0) }
 
     func stage(_ stage: Stage, shouldSubscribeToParticipant participant: ParticipantInfo) -> SubscribeType {
         participant.attributes["role"] == "moderator" ? .none : .audioVideo

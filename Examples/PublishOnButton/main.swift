@@ -6,7 +6,7 @@ import StageKit
 @MainActor
 final class Button: StageStrategy {
     var publishing = false
-    let streams = DeviceDiscovery().listLocalDevices().map { LocalStageStream(device: $0) }
+    let streams = DeviceDiscovery().defaultDevices().map { LocalStageStream(device: $0) }
 
     func stage(_ stage: Stage, shouldSubscribeToParticipant participant: ParticipantInfo) -> SubscribeType { .audioVideo }
     func stage(_ stage: Stage, shouldPublishParticipant participant: ParticipantInfo) -> Bool { publishing }

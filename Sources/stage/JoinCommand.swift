@@ -47,6 +47,14 @@ final class JoinSession {
 
     init(command: Join) throws {
         streams = try command.media.streams(muteCamera: command.cameraMuted, muteMic: command.muted)
+        // Devices are opened before the token is even read: a missing one is the first error.
+        do {
+            speaker = command.media.speaker ? try SpeakerOutput(device: command.media.speakerDevice) : nil
+        } catch {
+            throw ValidationError("--speaker: \(error)")
+        }
+        view = command.media.view ? try ViewWindow(width: command.media.viewDimensions().width,
+                                                   height: command.media.viewDimensions().height) : nil
         stage = try Stage(token: command.token, strategy: ExampleStrategy(command.strategy, streams: streams),
                           tls: try command.tls.configuration(), ice: try command.ice.configuration())
         printer = EventPrinter(json: command.json)
@@ -54,14 +62,7 @@ final class JoinSession {
         stage.errorDelegate = printer
         recorder = try command.media.record.map { try StreamRecorder(directory: $0) }
         if let recorder { stage.addRenderer(recorder) }
-        do {
-            speaker = command.media.speaker ? try SpeakerOutput(device: command.media.speakerDevice) : nil
-        } catch {
-            throw ValidationError("--speaker: \(error)")
-        }
         if let speaker { stage.addRenderer(speaker) }
-        view = command.media.view ? try ViewWindow(width: command.media.viewDimensions().width,
-                                                   height: command.media.viewDimensions().height) : nil
         if let view { stage.addRenderer(view) }
         status = StatusView()
         stage.addRenderer(status)

@@ -5,14 +5,14 @@ import Glibc
 #endif
 import StageKit
 import StageMedia
-import StageSound
+import StageDevices
 
 /// The media options of `stage join`: which devices to publish and how to encode them.
 struct MediaOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Camera to publish: test (moving pattern with frame stamps), a .y4m file (looped), "
                                + "- for a live YUV4MPEG2 stream on standard input, a FIFO path for one written there "
-                               + "(e.g. ffmpeg … -f yuv4mpegpipe -), screen or screen:DISPLAY for an X display "
-                               + "(captured by ffmpeg's x11grab, fitted into --size), or none."))
+                               + "(e.g. ffmpeg … -f yuv4mpegpipe -), /dev/videoN for a V4L2 webcam, screen or screen:DISPLAY for an X display "
+                               + "(both captured by ffmpeg, fitted into --size), or none. `stage devices` lists them."))
     var camera = "test"
     @Option(help: ArgumentHelp("Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), pulse (the "
                                + "PulseAudio default source) or pulse:SOURCE (a name from `pactl list short sources`), or none."))
@@ -63,13 +63,25 @@ struct MediaOptions: ParsableArguments {
     func screen(_ display: String?) throws -> DeviceDescriptor {
         let video = try configuration().video
         do {
-            let camera = try ScreenCamera.open(display: display, framerate: video.targetFramerate,
-                                               maxWidth: video.width, maxHeight: video.height)
+            let camera = try FFmpegCamera.screen(display: display, framerate: video.targetFramerate,
+                                                 maxWidth: video.width, maxHeight: video.height)
             FileHandle.standardError.write(Data("camera: screen \(camera.path) \(camera.width)x\(camera.height)\n".utf8))
         } catch {
             throw ValidationError("--camera: \(error)")
         }
         return .screen(display: display)
+    }
+
+    /// A V4L2 webcam, its capture started now so that a missing or busy camera is reported before joining.
+    func webcam(_ device: String) throws -> DeviceDescriptor {
+        let video = try configuration().video
+        do {
+            let camera = try FFmpegCamera.webcam(device: device, width: video.width, height: video.height, framerate: video.targetFramerate)
+            FileHandle.standardError.write(Data("camera: \(device) \(camera.width)x\(camera.height)\n".utf8))
+        } catch {
+            throw ValidationError("--camera: \(error)")
+        }
+        return .webcam(device)
     }
 
     /// A live camera, opened now so that a silent or broken producer is reported before joining.
@@ -113,6 +125,8 @@ struct MediaOptions: ParsableArguments {
         case "screen", _ where camera.hasPrefix("screen:"):
             let display = camera == "screen" ? nil : String(camera.dropFirst("screen:".count))
             streams.append(LocalStageStream(device: try screen(display), configuration: configuration, muted: muteCamera))
+        case _ where camera.hasPrefix("/dev/video"):
+            streams.append(LocalStageStream(device: try webcam(camera), configuration: configuration, muted: muteCamera))
         case "-":
             streams.append(LocalStageStream(device: try Self.liveCamera(camera), configuration: configuration, muted: muteCamera))
         case _ where Self.isFIFO(camera):

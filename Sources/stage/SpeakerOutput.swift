@@ -1,5 +1,5 @@
 import StageKit
-import StageSound
+import StageDevices
 
 /// `--speaker`: plays the decoded audio of every stream the strategy subscribes to, mixed,
 /// through PulseAudio (`PulseSpeaker`). Blocks arrive as the SDK plays them out (every 20 ms

@@ -17,5 +17,5 @@ struct StageCommand: AsyncParsableCommand {
               stage join --token TOKEN --strategy moderated
             """,
         subcommands: [CreateStage.self, MintToken.self, ListParticipants.self, ListEvents.self, Disconnect.self, Join.self,
-                      Compose.self, ListCompositions.self])
+                      Compose.self, ListCompositions.self, Devices.self])
 }

@@ -1,6 +1,7 @@
 """Sound through PulseAudio, on a user-space server with null sinks (no sound card needed):
 the host's microphone is the monitor of a sink a 1 kHz tone plays into, the guest's
 `--speaker` plays into another sink whose monitor the test records; an FFT finds the tone."""
+import json
 import os
 import shutil
 import subprocess
@@ -113,3 +114,32 @@ def live_host_and_guest(server, client, make_stage, tmp_path, pulse, display):
     print(guest_output[-1500:])
     assert len(heard) > 48000 * 3, f"recorded {len(heard)} samples\n{host_output[-1500:]}"
     return heard, screen
+
+
+def test_stage_devices_lists_the_sound_server_and_the_screen(server, pulse):
+    """`stage devices` sees the null sinks and their monitors, and the Xvfb screen with its size;
+    a device that is not there is an error naming it at once, not a hang."""
+    with xvfb(1024, 576) as display:
+        env = dict(pulse, DISPLAY=display)
+        listed = subprocess.run([str(stage_cli(server)), "devices", "--json"], capture_output=True, text=True,
+                                env=env, timeout=30, check=True)
+        devices = json.loads(listed.stdout)
+        text = subprocess.run([str(stage_cli(server)), "devices"], capture_output=True, text=True, env=env, timeout=30).stdout
+    print(text)
+    microphones = {d["name"]: d for d in devices["microphones"]}
+    speakers = {d["name"]: d for d in devices["speakers"]}
+    assert microphones["host_in.monitor"]["monitor"] and microphones["host_in.monitor"]["default"], devices
+    assert speakers["stage_out"]["default"] and speakers["stage_out"]["sampleRate"] == 48000, devices
+    assert {"display": display, "width": 1024, "height": 576} in devices["screens"], devices
+    assert f"--camera screen:{display}" in text and "--mic pulse:host_in.monitor" in text
+
+    for flag, value, named in [("--mic", "pulse:nosuch", "microphone nosuch"), ("--camera", "/dev/video99", "camera /dev/video99"),
+                               ("--speaker-device", "nosuch", "speaker nosuch")]:
+        extra = ["--speaker"] if flag == "--speaker-device" else []
+        started = time.monotonic()
+        done = subprocess.run([str(stage_cli(server)), "join", "--token", "unused", flag, value, *extra],
+                              capture_output=True, text=True, env=pulse, timeout=30, stdin=subprocess.DEVNULL)
+        elapsed = time.monotonic() - started
+        print(f"{flag} {value}: {done.stderr.splitlines()[0] if done.stderr else ''} ({elapsed:.2f} s)")
+        assert done.returncode != 0 and named in done.stderr, done.stderr
+        assert elapsed < 3, elapsed

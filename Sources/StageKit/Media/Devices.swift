@@ -1,4 +1,5 @@
 public import StageMedia
+import StageDevices
 import Synchronization
 
 public typealias VideoFrame = StageMedia.VideoFrame
@@ -18,18 +19,32 @@ public enum DeviceSource: Sendable, Hashable {
     case y4mPipe(path: String)
     /// The screen of an X display (nil: `$DISPLAY`), captured by `ffmpeg -f x11grab`.
     case screen(display: String?)
+    /// A V4L2 camera (`/dev/video0`), captured by `ffmpeg -f v4l2`.
+    case webcam(device: String)
     /// A PulseAudio source (nil: the server's default), mono.
     case pulseMicrophone(device: String?)
 }
 
-/// Lists the capture devices of this machine (IVS `IVSDeviceDiscovery`). On Linux these are a
-/// synthetic camera and a synthetic microphone; files are devices too (`DeviceDescriptor.camera(file:)`).
+/// Lists the capture devices of this machine (IVS `IVSDeviceDiscovery`): first a synthetic
+/// camera and microphone, then the V4L2 webcams, the X screens and the PulseAudio sources found
+/// (`StageDevices`). Files and pipes are devices too (`DeviceDescriptor.camera(file:)`, `camera(pipe:)`).
 public struct DeviceDiscovery: Sendable {
     public init() {}
 
     public func listLocalDevices() -> [DeviceDescriptor] {
-        [DeviceDescriptor(deviceId: "camera-test", kind: .video, friendlyName: "Test pattern camera", source: .testPattern),
-         DeviceDescriptor(deviceId: "mic-tone", kind: .audio, friendlyName: "Tone microphone", source: .tone(frequency: 440))]
+        var devices = [DeviceDescriptor(deviceId: "camera-test", kind: .video, friendlyName: "Test pattern camera", source: .testPattern),
+                       DeviceDescriptor(deviceId: "mic-tone", kind: .audio, friendlyName: "Tone microphone", source: .tone(frequency: 440))]
+        devices += WebcamList.list().map { .webcam($0.device) }
+        devices += ScreenList.list().map { .screen(display: $0.display) }
+        devices += ((try? PulseDeviceList.list())?.sources ?? []).map { .microphone(pulse: $0.name) }
+        return devices
+    }
+
+    /// The first camera and the first microphone of ``listLocalDevices()``: what an app that
+    /// does not let its user choose publishes.
+    public func defaultDevices() -> [DeviceDescriptor] {
+        let devices = listLocalDevices()
+        return [StreamKind.video, .audio].compactMap { kind in devices.first { $0.kind == kind } }
     }
 }
 
@@ -48,6 +63,11 @@ extension DeviceDescriptor {
     /// The screen of X display `display` (nil: `$DISPLAY`) as a camera (`ScreenCamera`).
     public static func screen(display: String? = nil) -> DeviceDescriptor {
         DeviceDescriptor(deviceId: "screen", kind: .video, friendlyName: "Screen \(display ?? "$DISPLAY")", source: .screen(display: display))
+    }
+
+    /// A V4L2 webcam (`/dev/video0`) as a camera (`FFmpegCamera.webcam`).
+    public static func webcam(_ device: String) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "webcam", kind: .video, friendlyName: device, source: .webcam(device: device))
     }
 
     /// A microphone recorded through PulseAudio: `device` is a source name (nil: the default).

@@ -1,5 +1,5 @@
 import StageMedia
-import StageSound
+import StageDevices
 
 /// Opens the capture source a device descriptor names.
 enum MediaSources {
@@ -10,8 +10,11 @@ enum MediaSources {
         case .y4mPipe(let path):
             return try Y4MPipeCamera.shared(path: path)
         case .screen(let display):
-            return try ScreenCamera.open(display: display, framerate: configuration.targetFramerate,
-                                         maxWidth: configuration.width, maxHeight: configuration.height)
+            return try FFmpegCamera.screen(display: display, framerate: configuration.targetFramerate,
+                                           maxWidth: configuration.width, maxHeight: configuration.height)
+        case .webcam(let device):
+            return try FFmpegCamera.webcam(device: device, width: configuration.width, height: configuration.height,
+                                           framerate: configuration.targetFramerate)
         case .testPattern, .tone, .wavFile, .pulseMicrophone:
             return try SyntheticCamera(width: configuration.width, height: configuration.height,
                                    framerate: Double(configuration.targetFramerate))
@@ -26,7 +29,7 @@ enum MediaSources {
             return try SyntheticMicrophone(frequency: frequency)
         case .pulseMicrophone(let device):
             return try PulseMicrophone.shared(device: device)
-        case .testPattern, .y4mFile, .y4mPipe, .screen:
+        case .testPattern, .y4mFile, .y4mPipe, .screen, .webcam:
             return try SyntheticMicrophone(frequency: 440)
         }
     }
