@@ -3,12 +3,11 @@ public import StageMedia
 import Synchronization
 
 /// A microphone read through PulseAudio: a thread records 20 ms blocks as the sound server
-/// delivers them; the capture loop takes one per 20 ms tick. The two clocks drift apart, so
-/// the queue is kept short: past ``maxQueuedBlocks`` the oldest block goes (counted), and an
-/// empty queue is a tick with nothing to send.
+/// delivers them; the capture loop, polling every 5 ms, takes each as it comes. Should it fall
+/// behind, the queue stays short: past ``maxQueuedBlocks`` the oldest block goes (counted).
 public final class PulseMicrophone: AudioSource, @unchecked Sendable {
     /// Blocks (20 ms each) waiting at most before the oldest is dropped: bounds the delay.
-    public static let maxQueuedBlocks = 3
+    public static let maxQueuedBlocks = 2
     public let channels: Int
     public let device: String?
     private let connection: PulseConnection
@@ -48,6 +47,9 @@ public final class PulseMicrophone: AudioSource, @unchecked Sendable {
     public var counts: (recorded: Int, dropped: Int) { state.withLock { ($0.recorded, $0.dropped) } }
     /// Why recording stopped, if it did.
     public var failure: SoundDeviceError? { state.withLock { $0.failure } }
+
+    /// Polled every 5 ms, so a recorded block waits at most that long.
+    public var pollsPerFrame: Int { 4 }
 
     public func nextFrame(captureTimeMicros: UInt64) -> AudioFrame? {
         state.withLock { state in

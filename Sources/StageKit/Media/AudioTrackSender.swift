@@ -40,7 +40,7 @@ final class AudioTrackSender: TrackSender, @unchecked Sendable {
     }
 
     func start(send: @escaping @Sendable ([[UInt8]]) -> Void, sendRTCP: @escaping @Sendable ([UInt8]) -> Void) {
-        thread = CaptureThread(name: "capture-\(streamId)", periodMicros: 20_000) { [self] now in
+        thread = CaptureThread(name: "capture-\(streamId)", periodMicros: 20_000 / UInt64(max(1, min(20, source.pollsPerFrame)))) { [self] now in
             captureAndSend(nowMicros: now, send: send, sendRTCP: sendRTCP)
         }
     }

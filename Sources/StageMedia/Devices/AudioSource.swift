@@ -5,11 +5,18 @@
 public protocol AudioSource: Sendable {
     /// 1 or 2.
     var channels: Int { get }
+    /// How many times per 20 ms the capture loop asks for a block (default 1): more for live
+    /// sources whose blocks arrive on their own clock, so that a block waits less.
+    var pollsPerFrame: Int { get }
 
     /// The next 20 ms, or `nil` when a non-looping file has ended.
     ///
     /// - Parameter captureTimeMicros: the capture clock now; the frame carries it.
     mutating func nextFrame(captureTimeMicros: UInt64) throws -> AudioFrame?
+}
+
+extension AudioSource {
+    public var pollsPerFrame: Int { 1 }
 }
 
 /// The framing every ``AudioSource`` delivers.
