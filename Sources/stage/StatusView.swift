@@ -8,6 +8,8 @@ final class StatusView: StageRenderer {
     private var participants: [String: (info: ParticipantInfo, streams: [StageStream])] = [:]
     private var order: [String] = []
     private var previousBytes: [String: (bytes: Double, at: ContinuousClock.Instant)] = [:]
+    /// Per audio stream (local or received), its level since the last block.
+    private var meters: [ObjectIdentifier: AudioLevelMeter] = [:]
 
     func stage(_ stage: Stage, participantDidJoin participant: ParticipantInfo) { update(participant) }
     func stage(_ stage: Stage, participantDidLeave participant: ParticipantInfo) {
@@ -19,10 +21,18 @@ final class StatusView: StageRenderer {
     func stage(_ stage: Stage, participant: ParticipantInfo, didAdd streams: [StageStream]) {
         update(participant)
         participants[participant.participantId]?.streams += streams
+        for stream in streams where stream.kind == .audio {
+            let meter = AudioLevelMeter()
+            meters[ObjectIdentifier(stream)] = meter
+            (stream.device as? AudioDevice)?.setOnStatsCallback { meter.record($0) }
+        }
     }
     func stage(_ stage: Stage, participant: ParticipantInfo, didRemove streams: [StageStream]) {
         update(participant)
         participants[participant.participantId]?.streams.removeAll { streams.contains($0) }
+        for stream in streams where meters.removeValue(forKey: ObjectIdentifier(stream)) != nil {
+            (stream.device as? AudioDevice)?.setOnStatsCallback(nil)
+        }
     }
 
     private func update(_ participant: ParticipantInfo) {
@@ -41,7 +51,8 @@ final class StatusView: StageRenderer {
             if !json { lines.append("  \(name): \(state)") }
             for stream in streams {
                 let stats = await stream.rtcStats()
-                let text = summary(stats, key: "\(id)/\(stream.streamId)")
+                var text = summary(stats, key: "\(id)/\(stream.streamId)")
+                if let level = meters[ObjectIdentifier(stream)]?.takeReading() { text += ", " + level }
                 if json {
                     var object = ["event": "status", "participantId": info.participantId, "userId": info.userId, "isLocal": String(info.isLocal),
                                   "streamId": stream.streamId, "kind": stream.kind.rawValue, "summary": text,

@@ -3,6 +3,7 @@ the host's microphone is the monitor of a sink a 1 kHz tone plays into, the gues
 `--speaker` plays into another sink whose monitor the test records; an FFT finds the tone."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -113,6 +114,9 @@ def live_host_and_guest(server, client, make_stage, tmp_path, pulse, display):
             process.wait()
     print(guest_output[-1500:])
     assert len(heard) > 48000 * 3, f"recorded {len(heard)} samples\n{host_output[-1500:]}"
+    # The status blocks meter the received audio: the tone's RMS (about -21 dBFS).
+    levels = [int(level) for level in re.findall(r"mic-pulse \[audio\].*level \S+ (-?\d+) dBFS", guest_output)]
+    assert levels and all(-27 < level < -15 for level in levels[1:]), guest_output[-1500:]
     return heard, screen
 
 
