@@ -13,6 +13,7 @@ public final class PulseMicrophone: AudioSource, @unchecked Sendable {
     private let connection: PulseConnection
     private let state = Mutex(State())
     private let stopped = Atomic<Bool>(false)
+    private let suppressor = Mutex<EchoSuppressor?>(nil)
 
     struct State {
         var queue: [[Int16]] = []
@@ -48,6 +49,9 @@ public final class PulseMicrophone: AudioSource, @unchecked Sendable {
     /// Why recording stopped, if it did.
     public var failure: SoundDeviceError? { state.withLock { $0.failure } }
 
+    /// Attenuates what this microphone records while the speaker plays the far end (nil: off).
+    public func setEchoSuppressor(_ echoSuppressor: EchoSuppressor?) { suppressor.withLock { $0 = echoSuppressor } }
+
     /// Polled every 5 ms, so a recorded block waits at most that long.
     public var pollsPerFrame: Int { 4 }
 
@@ -65,6 +69,7 @@ public final class PulseMicrophone: AudioSource, @unchecked Sendable {
         while !stopped.load(ordering: .relaxed) {
             do {
                 try connection.read(into: &block)
+                suppressor.withLock { $0 }?.nearEnd(&block, nowMicros: MediaClock.nowMicros())
             } catch {
                 state.withLock { $0.failure = error }
                 return

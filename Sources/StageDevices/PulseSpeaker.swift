@@ -15,6 +15,7 @@ public final class PulseSpeaker: @unchecked Sendable {
     private let connection: PulseConnection
     private let state = Mutex(State())
     private let stopped = Atomic<Bool>(false)
+    private let suppressor = Mutex<EchoSuppressor?>(nil)
 
     struct Queue {
         var blocks: [[Int16]] = []
@@ -51,6 +52,9 @@ public final class PulseSpeaker: @unchecked Sendable {
         }
     }
 
+    /// Tells `echoSuppressor` what is played (nil: nobody listens).
+    public func setEchoSuppressor(_ echoSuppressor: EchoSuppressor?) { suppressor.withLock { $0 = echoSuppressor } }
+
     /// Forgets a stream that ended.
     public func remove(source: String) { state.withLock { _ = $0.queues.removeValue(forKey: source) } }
 
@@ -85,6 +89,7 @@ public final class PulseSpeaker: @unchecked Sendable {
                 state.played += 1
                 return sum.map { Int16(clamping: $0) }
             }
+            suppressor.withLock { $0 }?.farEnd(mix, nowMicros: MediaClock.nowMicros())
             do {
                 try connection.write(mix)
             } catch {

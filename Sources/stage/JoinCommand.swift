@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import StageDevices
 import StageKit
 
 struct Join: AsyncParsableCommand {
@@ -52,6 +53,14 @@ final class JoinSession {
             speaker = command.media.speaker ? try SpeakerOutput(device: command.media.speakerDevice) : nil
         } catch {
             throw ValidationError("--speaker: \(error)")
+        }
+        if command.media.echoSuppression {
+            guard let speaker, let source = command.media.pulseSource else {
+                throw ValidationError("--echo-suppression needs --speaker and --mic pulse or pulse:SOURCE")
+            }
+            let suppressor = EchoSuppressor()
+            speaker.speaker.setEchoSuppressor(suppressor)
+            try PulseMicrophone.shared(device: source).setEchoSuppressor(suppressor)
         }
         view = command.media.view ? try ViewWindow(width: command.media.viewDimensions().width,
                                                    height: command.media.viewDimensions().height) : nil

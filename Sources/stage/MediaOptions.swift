@@ -23,6 +23,9 @@ struct MediaOptions: ParsableArguments {
     var viewSize = "960x540"
     @Flag(help: "Play the mixed sound of everyone subscribed through PulseAudio.")
     var speaker = false
+    @Flag(help: ArgumentHelp("With --speaker and a PulseAudio --mic: mute the microphone by 30 dB while the others are heard "
+                             + "(half duplex), so they do not hear themselves. Headphones need none of it."))
+    var echoSuppression = false
     @Option(help: ArgumentHelp("The PulseAudio sink --speaker plays to (`pactl list short sinks`; default: the server's default).",
                                valueName: "sink"))
     var speakerDevice: String?
@@ -44,6 +47,12 @@ struct MediaOptions: ParsableArguments {
     }
 
     enum Switch: String, ExpressibleByArgument { case on, off }
+
+    /// The PulseAudio source `--mic` names (`pulse` → nil, the default), or nothing when the
+    /// microphone is not a PulseAudio one.
+    var pulseSource: String?? {
+        mic == "pulse" ? .some(nil) : mic.hasPrefix("pulse:") ? .some(String(mic.dropFirst("pulse:".count))) : nil
+    }
 
     /// The --view window's size.
     func viewDimensions() throws -> (width: Int, height: Int) {
@@ -141,10 +150,11 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "tone":
             streams.append(LocalStageStream(device: Self.device(.audio), configuration: configuration, muted: muteMic))
-        case "pulse", _ where mic.hasPrefix("pulse:"):
-            let source = mic == "pulse" ? nil : String(mic.dropFirst("pulse:".count))
+        case _ where pulseSource != nil:
+            let source = pulseSource ?? nil
             do {
-                _ = try PulseMicrophone.shared(device: source)   // opened now: a missing source is reported before joining
+                // Opened now: a missing source is reported before joining.
+                _ = try PulseMicrophone.shared(device: source)
             } catch {
                 throw ValidationError("--mic: \(error)")
             }

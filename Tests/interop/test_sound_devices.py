@@ -147,3 +147,41 @@ def test_stage_devices_lists_the_sound_server_and_the_screen(server, pulse):
         print(f"{flag} {value}: {done.stderr.splitlines()[0] if done.stderr else ''} ({elapsed:.2f} s)")
         assert done.returncode != 0 and named in done.stderr, done.stderr
         assert elapsed < 3, elapsed
+
+
+def echo_level(server, client, make_stage, tmp_path, pulse, suppress):
+    """A publishes a 440 Hz tone and records what it receives of B; B's speaker and microphone
+    share one room (the `stage_out` sink and its monitor), so without suppression A hears its
+    own tone come back through B. Returns the RMS (dBFS) of A's recording of B, last 3 s."""
+    stage = make_stage()
+    a = client.create_participant_token(stageArn=stage["arn"], userId="far")["participantToken"]
+    b = client.create_participant_token(stageArn=stage["arn"], userId="near")["participantToken"]
+    env = dict(pulse, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY, STAGE_ENDPOINT=server.url)
+    record = tmp_path / ("suppressed" if suppress else "open")
+    logs = [open(tmp_path / f"{name}-{suppress}.log", "w+") for name in ("far", "near")]
+    far = subprocess.Popen([str(stage_cli(server)), "join", "--token", a["token"], "--camera", "none", "--mic", "tone",
+                            "--record", str(record), "--status-interval", "0"], stdout=logs[0], stderr=subprocess.STDOUT, env=env)
+    near = subprocess.Popen([str(stage_cli(server)), "join", "--token", b["token"], "--camera", "none",
+                             "--mic", "pulse:stage_out.monitor", "--speaker", "--speaker-device", "stage_out",
+                             "--status-interval", "0", *(["--echo-suppression"] if suppress else [])],
+                            stdout=logs[1], stderr=subprocess.STDOUT, env=env)
+    try:
+        time.sleep(8)
+    finally:
+        near_output = stop_join(near, logs[1])
+        far_output = stop_join(far, logs[0])
+    ogg = next(record.glob("near-*.ogg"), None)
+    assert ogg is not None, far_output[-1500:] + near_output[-1500:]
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(ogg), "-f", "s16le", "-ac", "1", "-ar", "48000", "-"],
+                         capture_output=True, check=True).stdout
+    samples = np.frombuffer(raw[:len(raw) // 2 * 2], dtype="<i2").astype(np.float64)[-3 * 48000:] / 32768
+    assert len(samples) > 48000, f"{len(samples)} samples"
+    return 20 * np.log10(np.sqrt(np.mean(samples ** 2)) + 1e-9)
+
+
+def test_echo_suppression_keeps_the_far_end_from_hearing_itself(server, client, make_stage, tmp_path, pulse):
+    open_room = echo_level(server, client, make_stage, tmp_path, pulse, suppress=False)
+    suppressed = echo_level(server, client, make_stage, tmp_path, pulse, suppress=True)
+    print(f"the far end hears itself back at {open_room:.1f} dBFS without --echo-suppression, {suppressed:.1f} dBFS with it")
+    assert open_room > -30, "without suppression the tone should come back"
+    assert open_room - suppressed >= 20, (open_room, suppressed)
