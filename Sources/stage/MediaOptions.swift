@@ -15,7 +15,8 @@ struct MediaOptions: ParsableArguments {
                                + "(both captured by ffmpeg, fitted into --size), or none. `stage devices` lists them."))
     var camera = "test"
     @Option(help: ArgumentHelp("Microphone to publish: tone (440 Hz), a .wav file (48 kHz, 16 bit), pulse (the "
-                               + "PulseAudio default source) or pulse:SOURCE (a name from `pactl list short sources`), or none."))
+                               + "PulseAudio default source) or pulse:SOURCE (a name from `pactl list short sources`), alsa or alsa:DEVICE "
+                               + "(recorded by ffmpeg, where no sound server runs), - or a FIFO for a live WAV stream, or none."))
     var mic = "tone"
     @Flag(help: "Open a window (SDL2, on $DISPLAY) showing the subscribed videos in a grid, names under them.")
     var view = false
@@ -126,6 +127,7 @@ struct MediaOptions: ParsableArguments {
     @MainActor
     func streams(muteCamera: Bool, muteMic: Bool) throws -> [LocalStageStream] {
         let configuration = try configuration()
+        guard camera != "-" || mic != "-" else { throw ValidationError("--camera - and --mic - cannot both read standard input: use a FIFO for one") }
         var streams: [LocalStageStream] = []
         switch camera {
         case "none": break
@@ -150,6 +152,21 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "tone":
             streams.append(LocalStageStream(device: Self.device(.audio), configuration: configuration, muted: muteMic))
+        case "alsa", _ where mic.hasPrefix("alsa:"):
+            let device = mic == "alsa" ? "default" : String(mic.dropFirst("alsa:".count))
+            do {
+                _ = try FFmpegMicrophone.alsa(device: device)   // opened now: a missing device is reported before joining
+            } catch {
+                throw ValidationError("--mic: \(error)")
+            }
+            streams.append(LocalStageStream(device: .microphone(alsa: device), configuration: configuration, muted: muteMic))
+        case "-", _ where Self.isFIFO(mic):
+            do {
+                _ = try WAVPipeMicrophone.shared(path: mic)
+            } catch {
+                throw ValidationError("--mic: \(error)")
+            }
+            streams.append(LocalStageStream(device: .microphone(pipe: mic), configuration: configuration, muted: muteMic))
         case _ where pulseSource != nil:
             let source = pulseSource ?? nil
             do {
@@ -160,7 +177,9 @@ struct MediaOptions: ParsableArguments {
             }
             streams.append(LocalStageStream(device: .microphone(pulse: source), configuration: configuration, muted: muteMic))
         default:
-            guard mic.hasSuffix(".wav") else { throw ValidationError("--mic: tone, none, pulse, pulse:SOURCE or a .wav file; got '\(mic)'") }
+            guard mic.hasSuffix(".wav") else {
+                throw ValidationError("--mic: tone, none, pulse, pulse:SOURCE, alsa, alsa:DEVICE, -, a FIFO or a .wav file; got '\(mic)'")
+            }
             streams.append(LocalStageStream(device: .microphone(file: mic), configuration: configuration, muted: muteMic))
         }
         return streams

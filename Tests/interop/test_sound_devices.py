@@ -185,3 +185,52 @@ def test_echo_suppression_keeps_the_far_end_from_hearing_itself(server, client, 
     print(f"the far end hears itself back at {open_room:.1f} dBFS without --echo-suppression, {suppressed:.1f} dBFS with it")
     assert open_room > -30, "without suppression the tone should come back"
     assert open_room - suppressed >= 20, (open_room, suppressed)
+
+
+def test_a_wav_stream_on_a_fifo_and_alsa_are_microphones(server, client, make_stage, tmp_path):
+    """`--mic FIFO` publishes a live WAV stream (ffmpeg's sine written there), heard at its
+    frequency in the guest's recording; `--mic alsa:null` (ALSA's null device, through ffmpeg)
+    publishes too; `--mic alsa:nosuch` is an error naming the device."""
+    stage = make_stage()
+    host = client.create_participant_token(stageArn=stage["arn"], userId="pipe-host")["participantToken"]
+    alsa_host = client.create_participant_token(stageArn=stage["arn"], userId="alsa-host")["participantToken"]
+    guest = client.create_participant_token(stageArn=stage["arn"], userId="guest", capabilities=["SUBSCRIBE"])["participantToken"]
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY, STAGE_ENDPOINT=server.url)
+    fifo = tmp_path / "mic.wav"
+    os.mkfifo(fifo)
+    tone = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i", f"sine=frequency={TONE_HZ}:sample_rate=48000",
+                             "-t", "30", "-ac", "1", "-c:a", "pcm_s16le", "-f", "wav", "-y", str(fifo)])
+    record = tmp_path / "rec"
+    logs = [open(tmp_path / f"{n}.log", "w+") for n in ("host", "alsa", "guest")]
+    stage_bin = str(stage_cli(server))
+    processes = [subprocess.Popen([stage_bin, "join", "--token", host["token"], "--camera", "none", "--mic", str(fifo),
+                                   "--status-interval", "0"], stdout=logs[0], stderr=subprocess.STDOUT, env=env,
+                                  stdin=subprocess.DEVNULL),
+                 subprocess.Popen([stage_bin, "join", "--token", alsa_host["token"], "--camera", "none", "--mic", "alsa:null",
+                                   "--status-interval", "0"], stdout=logs[1], stderr=subprocess.STDOUT, env=env,
+                                  stdin=subprocess.DEVNULL)]
+    try:
+        assert wait_published(client, stage["arn"], timeout=20)
+        processes.append(subprocess.Popen([stage_bin, "join", "--token", guest["token"], "--strategy", "viewer",
+                                           "--record", str(record), "--status-interval", "2"],
+                                          stdout=logs[2], stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL))
+        time.sleep(6)
+    finally:
+        outputs = [stop_join(p, log) for p, log in zip(reversed(processes), reversed(logs[:len(processes)]))]
+        tone.kill()
+        tone.wait()
+    guest_output = outputs[0]
+    print(guest_output[-1200:])
+    assert "mic-alsa [audio]" in guest_output, guest_output[-2000:]
+    ogg = next(record.glob("pipe-host-*.ogg"), None)
+    assert ogg is not None, guest_output[-2000:]
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(ogg), "-f", "s16le", "-ac", "1", "-ar", "48000", "-"],
+                         capture_output=True, check=True).stdout
+    samples = np.frombuffer(raw[:len(raw) // 2 * 2], dtype="<i2").astype(np.float64)[-3 * 48000:] / 32768
+    frequency = dominant_frequency(samples)
+    print(f"the FIFO microphone, as recorded by the guest: {frequency:.1f} Hz over {len(samples) / 48000:.1f} s")
+    assert abs(frequency - TONE_HZ) <= 0.02 * TONE_HZ, frequency
+
+    done = subprocess.run([stage_bin, "join", "--token", "unused", "--mic", "alsa:nosuch"], capture_output=True, text=True,
+                          env=env, timeout=30, stdin=subprocess.DEVNULL)
+    assert done.returncode != 0 and "microphone alsa:nosuch" in done.stderr, done.stderr

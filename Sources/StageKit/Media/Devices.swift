@@ -21,6 +21,10 @@ public enum DeviceSource: Sendable, Hashable {
     case screen(display: String?)
     /// A V4L2 camera (`/dev/video0`), captured by `ffmpeg -f v4l2`.
     case webcam(device: String)
+    /// A live WAV stream (16-bit, 48 kHz) on standard input (`-`) or a FIFO.
+    case wavPipe(path: String)
+    /// An ALSA capture device (`default`, `hw:0`), recorded by `ffmpeg -f alsa`.
+    case alsaMicrophone(device: String)
     /// A PulseAudio source (nil: the server's default), mono.
     case pulseMicrophone(device: String?)
 }
@@ -74,6 +78,17 @@ extension DeviceDescriptor {
     public static func microphone(pulse device: String?) -> DeviceDescriptor {
         DeviceDescriptor(deviceId: "mic-pulse", kind: .audio, friendlyName: "PulseAudio \(device ?? "default source")",
                          source: .pulseMicrophone(device: device))
+    }
+
+    /// A live microphone reading WAV from standard input (`-`) or a FIFO (`WAVPipeMicrophone`).
+    public static func microphone(pipe path: String) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "mic-pipe", kind: .audio, friendlyName: path == "-" ? "standard input" : path,
+                         source: .wavPipe(path: path))
+    }
+
+    /// An ALSA capture device (`FFmpegMicrophone.alsa`), where no sound server runs.
+    public static func microphone(alsa device: String) -> DeviceDescriptor {
+        DeviceDescriptor(deviceId: "mic-alsa", kind: .audio, friendlyName: "ALSA \(device)", source: .alsaMicrophone(device: device))
     }
 
     /// A microphone playing a WAV file.

@@ -15,7 +15,7 @@ enum MediaSources {
         case .webcam(let device):
             return try FFmpegCamera.webcam(device: device, width: configuration.width, height: configuration.height,
                                            framerate: configuration.targetFramerate)
-        case .testPattern, .tone, .wavFile, .pulseMicrophone:
+        case .testPattern, .tone, .wavFile, .pulseMicrophone, .wavPipe, .alsaMicrophone:
             return try SyntheticCamera(width: configuration.width, height: configuration.height,
                                    framerate: Double(configuration.targetFramerate))
         }
@@ -29,6 +29,10 @@ enum MediaSources {
             return try SyntheticMicrophone(frequency: frequency)
         case .pulseMicrophone(let device):
             return try PulseMicrophone.shared(device: device)
+        case .wavPipe(let path):
+            return try WAVPipeMicrophone.shared(path: path)
+        case .alsaMicrophone(let device):
+            return try FFmpegMicrophone.alsa(device: device)
         case .testPattern, .y4mFile, .y4mPipe, .screen, .webcam:
             return try SyntheticMicrophone(frequency: 440)
         }

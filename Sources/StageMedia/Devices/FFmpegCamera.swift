@@ -47,34 +47,11 @@ public enum FFmpegCamera {
 
     private static func start(key: String, name: String, input: [String], maxWidth: Int, maxHeight: Int,
                               headerTimeout: Duration) throws(MediaDeviceError) -> Y4MPipeCamera {
-        guard let ffmpeg = executable("ffmpeg") else {
-            throw .unavailable(device: name, reason: "capture runs ffmpeg, which is not on the PATH")
-        }
-        let pipe = Pipe()
-        let errors = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
         // Even sizes (4:2:0), never larger than asked, the aspect ratio kept.
         let fit = "scale=w='min(\(maxWidth),iw)':h='min(\(maxHeight),ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
-        process.arguments = ["-nostdin", "-v", "error"] + input + ["-vf", fit, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
-        process.standardOutput = pipe
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .unavailable(device: name, reason: "could not start ffmpeg: \(error)")
-        }
-        let descriptor = dup(pipe.fileHandleForReading.fileDescriptor)
-        try? pipe.fileHandleForReading.close()
-        do {
-            return try Y4MPipeCamera(descriptor: descriptor, path: key, name: name, waitsForWriter: false, headerTimeout: headerTimeout)
-        } catch {
-            // ffmpeg says why (no such display, a busy camera): its first line is the reason.
-            process.terminate()
-            let said = String(decoding: (try? errors.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
-            let reason = said.split(separator: "\n").first.map(String.init) ?? "\(error)"
-            throw .unavailable(device: name, reason: reason)
+        let capture = try FFmpegCapture(name: name, arguments: input + ["-vf", fit, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"])
+        return try capture.reading { descriptor throws(MediaDeviceError) in
+            try Y4MPipeCamera(descriptor: descriptor, path: key, name: name, waitsForWriter: false, headerTimeout: headerTimeout)
         }
     }
 
@@ -82,5 +59,45 @@ public enum FFmpegCamera {
     public static func executable(_ name: String) -> String? {
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return paths.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+}
+
+/// An ffmpeg process writing a stream to a pipe this process reads.
+struct FFmpegCapture {
+    let name: String
+    let process = Process()
+    let output = Pipe()
+    let errors = Pipe()
+
+    /// Starts `ffmpeg -nostdin -v error ARGUMENTS`; `name` names the device in errors.
+    init(name: String, arguments: [String]) throws(MediaDeviceError) {
+        self.name = name
+        guard let ffmpeg = FFmpegCamera.executable("ffmpeg") else {
+            throw .unavailable(device: name, reason: "capture runs ffmpeg, which is not on the PATH")
+        }
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-nostdin", "-v", "error"] + arguments
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .unavailable(device: name, reason: "could not start ffmpeg: \(error)")
+        }
+    }
+
+    /// Hands the read end of the output to `open`; if that fails, stops ffmpeg and reports the
+    /// first line it wrote (no such display, a busy device) as the reason.
+    func reading<T>(_ open: (Int32) throws(MediaDeviceError) -> T) throws(MediaDeviceError) -> T {
+        let descriptor = dup(output.fileHandleForReading.fileDescriptor)
+        try? output.fileHandleForReading.close()
+        do {
+            return try open(descriptor)
+        } catch {
+            process.terminate()
+            let said = String(decoding: (try? errors.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+            throw .unavailable(device: name, reason: said.split(separator: "\n").first.map(String.init) ?? "\(error)")
+        }
     }
 }

@@ -40,18 +40,26 @@ public final class Y4MPipeCamera: VideoSource, @unchecked Sendable {
     ///   - waitsForWriter: a FIFO reads 0 bytes until a writer opens it; a pipe only at its end.
     init(descriptor: Int32, path: String, name: String, waitsForWriter: Bool, headerTimeout: Duration) throws(MediaDeviceError) {
         self.path = path
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         var parser = Y4MStreamParser()
+        var found: Y4MHeader?
         do {
-            header = try Self.readHeader(descriptor, into: &parser, name: name, waitsForWriter: waitsForWriter, timeout: headerTimeout)
+            try PipeReading.readHeader(descriptor, name: name, header: "YUV4MPEG2 header", waitsForWriter: waitsForWriter, timeout: headerTimeout) {
+                (bytes: ArraySlice<UInt8>) throws(MediaDeviceError) -> Bool in
+                parser.append(bytes)
+                do { found = try parser.readHeader() } catch { throw .unavailable(device: name, reason: "\(error)") }
+                return found != nil
+            }
         } catch {
             close(descriptor)
             throw error
         }
-        // From here the reader thread blocks in read(2) until the producer writes.
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        header = found!
         state = Mutex(State(parser: parser))
-        let thread = Thread { [self] in readFrames(descriptor) }
+        let thread = Thread { [self] in
+            takeFrames(nil)   // frames already complete with the header's bytes
+            PipeReading.readUntilEnd(descriptor, stopped: stopped) { bytes in takeFrames(bytes) }
+            state.withLock { $0.ended = true }
+        }
         thread.name = "y4m-pipe"
         thread.start()
     }
@@ -98,24 +106,6 @@ public final class Y4MPipeCamera: VideoSource, @unchecked Sendable {
     /// Stops reading (the thread ends at the next read or within 200 ms).
     public func stop() { stopped.store(true, ordering: .relaxed) }
 
-    private func readFrames(_ descriptor: Int32) {
-        defer { close(descriptor) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        // Frames already complete with the header's bytes.
-        takeFrames(nil)
-        while !stopped.load(ordering: .relaxed) {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 200) != 0 else { continue }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard count > 0 else {
-                state.withLock { $0.ended = true }
-                return
-            }
-            guard takeFrames(chunk[..<count]) else { return }
-        }
-    }
-
     /// Appends `bytes` and keeps the newest complete frame. False once the stream is broken.
     @discardableResult
     private func takeFrames(_ bytes: ArraySlice<UInt8>?) -> Bool {
@@ -130,32 +120,6 @@ public final class Y4MPipeCamera: VideoSource, @unchecked Sendable {
             } catch {
                 state.failure = error as? Y4MError
                 return false
-            }
-        }
-    }
-
-    private static func readHeader(_ descriptor: Int32, into parser: inout Y4MStreamParser, name: String,
-                                   waitsForWriter: Bool, timeout: Duration) throws(MediaDeviceError) -> Y4MHeader {
-        let deadline = ContinuousClock.now + timeout
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            do {
-                if let header = try parser.readHeader() { return header }
-            } catch {
-                throw .unavailable(device: name, reason: "\(error)")
-            }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else {
-                throw .unavailable(device: name, reason: "no YUV4MPEG2 header within \(timeout) (is a producer writing to it?)")
-            }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&poller, 1, Int32(min(left.components.seconds * 1000 + 1, 100)))
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                parser.append(chunk[..<count])
-            } else if count == 0 {
-                guard waitsForWriter else { throw .unavailable(device: name, reason: "the stream ended before its YUV4MPEG2 header") }
-                usleep(10_000)
             }
         }
     }
