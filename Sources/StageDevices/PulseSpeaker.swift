@@ -5,10 +5,13 @@ import Synchronization
 /// Plays the sum of several audio streams through PulseAudio: each stream queues its 20 ms
 /// blocks as they are played out; a thread takes one block of every stream per 20 ms, adds
 /// them (saturating), and writes the mix, paced by the sound server. A stream's queue is a
-/// small jitter buffer: its first block waits for a second one (20 ms of cushion), and past
-/// ``maxQueuedBlocks`` the oldest block goes, so the delay stays low when clocks drift.
+/// small jitter buffer: mixing starts at ``startBlocks`` (the SDK already smooths the network's
+/// jitter), and past ``maxQueuedBlocks`` the oldest block goes, so the delay stays low when
+/// clocks drift.
 public final class PulseSpeaker: @unchecked Sendable {
-    public static let maxQueuedBlocks = 4
+    public static let maxQueuedBlocks = 2
+    /// Blocks a stream's queue holds before it is first mixed (again after running dry).
+    public static let startBlocks = 1
     /// What the server buffers before it is heard, in ms.
     public static let serverLatencyMillis = 40
     public let device: String?
@@ -74,7 +77,7 @@ public final class PulseSpeaker: @unchecked Sendable {
                 var sum = [Int32](repeating: 0, count: count)
                 for id in Array(state.queues.keys) {
                     var queue = state.queues[id]!
-                    if !queue.started, queue.blocks.count >= 2 { queue.started = true }
+                    if !queue.started, queue.blocks.count >= Self.startBlocks { queue.started = true }
                     if queue.started {
                         if queue.blocks.isEmpty {
                             state.underruns += 1

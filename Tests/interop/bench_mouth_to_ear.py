@@ -68,28 +68,36 @@ def beep_and_record(env, beeps):
 
 
 def echo_delays(samples):
-    """For every beep, the lag (ms) from its onset to the onset of its first echo."""
+    """For every beep, the lag (ms) from its onset to the onset of its first echo. The first
+    loud onset is the first beep; the others follow every PERIOD. In each period, the echo's
+    onset is where the envelope, after the beep, first reaches half the loudest it gets there."""
     window = int(0.002 * RATE)
     envelope = np.convolve(np.abs(samples), np.ones(window) / window, mode="same")
-    loud = envelope > 0.05 * np.percentile(envelope, 99.9)
-    onsets = [i for i in range(1, len(loud)) if loud[i] and not loud[i - 1]]
-    # A direct beep is the first onset after at least 0.6 s of the other onsets' absence…
-    delays, direct = [], None
-    for onset in onsets:
-        if direct is None or onset - direct > 0.9 * PERIOD * RATE:
-            direct = onset
+    loud = np.flatnonzero(envelope > 0.3 * np.percentile(envelope, 99.9))
+    if len(loud) == 0:
+        return []
+    delays, period = [], int(PERIOD * RATE)
+    first = loud[0]
+    for direct_guess in range(first, len(samples) - period, period):
+        near = envelope[max(0, direct_guess - int(0.05 * RATE)):direct_guess + int(0.05 * RATE)]
+        direct = max(0, direct_guess - int(0.05 * RATE)) + int(np.argmax(near > 0.5 * near.max()))
+        after = direct + int((BEEP + 0.01) * RATE)
+        region = envelope[after:direct + int(0.8 * RATE)]
+        if region.max() < 0.02 * near.max():
             continue
-        gap = onset - direct
-        # …and its first echo the next onset once the beep itself is over.
-        if gap > (BEEP + 0.005) * RATE and (not delays or delays[-1][0] != direct):
-            delays.append((direct, gap / RATE * 1000))
-    return [delay for _, delay in delays]
+        echo = after + int(np.argmax(region > 0.5 * region.max()))
+        delays.append((echo - direct) / RATE * 1000)
+    return delays
 
 
 def measure(label, env, beeps, setup):
-    with setup():
-        time.sleep(1.0)
-        delays = echo_delays(beep_and_record(env, beeps))
+    delays = []
+    for _ in range(2):   # a recording that caught nothing (a stream still starting) is taken again
+        with setup():
+            time.sleep(1.0)
+            delays = echo_delays(beep_and_record(env, beeps))
+        if delays:
+            break
     if not delays:
         print(f"{label}: no echo found")
         return None
