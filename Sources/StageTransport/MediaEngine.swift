@@ -1,7 +1,7 @@
 import Crypto
 import Logging
 public import NIOCore
-public import NIOPosix
+import NIOPosix
 import StageWire
 
 /// The media port every peer connection shares: one UDP socket per address family (or the one
@@ -104,7 +104,10 @@ public final class MediaEngine: @unchecked Sendable {
                 socket.channel.flush()
             }
         case .tcp(let connection):
-            guard !connection.isClosing else { return false }
+            guard !connection.isClosing else {
+                MediaDropReason.sendNotReady.count()
+                return false
+            }
             guard connection.channel.isWritable else {
                 MediaDropReason.tcpBackpressure.count()
                 return false
@@ -137,7 +140,10 @@ public final class MediaEngine: @unchecked Sendable {
     }
 
     func sendDTLS(_ datagrams: [[UInt8]], for peer: MediaPeer) {
-        guard let path = peer.selectedPath else { return }
+        guard let path = peer.selectedPath else {
+            if !datagrams.isEmpty { MediaDropReason.sendNotReady.count() }
+            return
+        }
         for datagram in datagrams { send(datagram, on: path) }
         peer.retransmitTask?.cancel()
         if let timeout = peer.dtls.nextTimeout {

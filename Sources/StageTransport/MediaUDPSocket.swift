@@ -38,7 +38,8 @@ final class MediaChannelHandler: ChannelInboundHandler, @unchecked Sendable {
         context.fireChannelInactive()
     }
 
+    /// An error the socket reported (a refused send, an ICMP error): counted; the socket keeps serving.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP port unreachable and similar: a UDP socket keeps serving.
+        MediaDropReason.udpSendFailed.count()
     }
 }

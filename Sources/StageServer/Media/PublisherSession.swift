@@ -40,9 +40,10 @@ final class PublisherSession: MediaPeerDelegate {
             let ridExtension = section.extensions[RTPExtensionURI.rtpStreamID].map { UInt8(truncatingIfNeeded: $0) }
             let layers = ridExtension == nil ? [] : section.sendRIDs
             let producer = Producer(id: "\(participantId):\(section.mid)", kind: MediaKind(section.kind),
-                                    layers: layers) { [weak peer] ssrc in
+                                    layers: layers, observer: MediaMetrics.shared) { [weak peer] ssrc in
                 guard let peer else { return }
-                RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { _ = peer.sendRTCP($0) }
+                let sent = RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { peer.sendRTCP($0) }
+                if sent { MediaMetrics.shared.plisSent.increment() }
             }
             producers[section.mid] = producer
             if let ridExtension, !layers.isEmpty {
@@ -75,7 +76,7 @@ final class PublisherSession: MediaPeerDelegate {
     static let maxIncomingBitrate: UInt64 = 6_000_000
 
     func peerDidConnect(_ peer: MediaPeer) {
-        for producer in producers.values { producer.keyframeNeeded() }
+        for producer in producers.values { producer.keyframeNeeded(reason: .publisherConnected) }
         onConnect?(self)
         rembTask = peer.eventLoop?.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { [weak self] _ in
             self?.advertiseBitrate()
@@ -136,7 +137,11 @@ final class PublisherSession: MediaPeerDelegate {
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         for report in RTCPFeedback.senderReports(in: UnsafeRawBufferPointer(packet)) {
-            bySSRC[report.ssrc]?.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
+            guard let producer = bySSRC[report.ssrc]?.producer else {
+                MediaDropReason.unknownSSRC.count()
+                continue
+            }
+            producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
         }
     }
 
