@@ -102,9 +102,10 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     /// A packet SRTP or SRTCP protection refused (libsrtp: a header it cannot read, a key
     /// used up); not sent.
     case srtpProtectFailed = "srtp_protect_failed"
-    /// An error a UDP socket of the media port reported to NIO (a send the kernel refused, an
-    /// ICMP error): a datagram is lost. (A datagram that fails with EMSGSIZE or EHOSTUNREACH is
-    /// not seen: NIO fails only its write promise, and a promise per packet would allocate.)
+    /// A datagram the kernel refused to send (`sendmmsg`: its destination unreachable, too
+    /// long), or an error a UDP socket of the media port reported to NIO. (A STUN or DTLS
+    /// datagram NIO sends that fails with EMSGSIZE or EHOSTUNREACH is not seen: NIO fails only
+    /// its write promise, and the engine passes none.)
     case udpSendFailed = "udp_send_failed"
 
     /// Counters built once: the drop path runs per packet.

@@ -74,6 +74,20 @@ public final class MediaPeer: @unchecked Sendable {
             MediaDropReason.sendNotReady.count()
             return false
         }
+        if case .udp(let socket) = path.local, let batch = socket.batch, !batch.isClosed, packet.count <= MediaEngine.maximumPacketLength {
+            // Protected straight into the socket's batch: nothing allocated per packet.
+            return engine.send(on: socket, batch: batch, to: path.remote) { slot in
+                let plain = UnsafeMutableRawBufferPointer(rebasing: slot[0..<packet.count])
+                plain.copyMemory(from: packet)
+                rewrite(plain)
+                do {
+                    return try rtcp ? srtp.protectRTCP(slot, length: packet.count) : srtp.protectRTP(slot, length: packet.count)
+                } catch {
+                    MediaDropReason.srtpProtectFailed.count()
+                    return 0
+                }
+            }
+        }
         guard var buffer = srtp.protect(packet, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
                                         rewrite: rewrite) else {
             MediaDropReason.srtpProtectFailed.count()

@@ -35,6 +35,14 @@ struct MediaDropWalkTests {
         }
         print("unit-tested reasons:", unitTested)
         #expect(unitTested.count <= 5, "most reasons are reached on a real server")
+        // What the walk forwarded and asked for shows in the other media counters.
+        let metrics = try await walk.server.metrics()
+        for series in ["proscenium_media_forwarded_packets_total{kind=\"video\"}", "proscenium_media_forwarded_bytes_total{kind=\"video\"}",
+                       "proscenium_media_nacks_received_total", "proscenium_media_plis_received_total", "proscenium_media_plis_sent_total",
+                       "proscenium_media_keyframe_requests_total{reason=\"new_consumer\"}"] {
+            let value = metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+            #expect((value ?? 0) > 0, "\(series) counted")
+        }
     }
 }
 
@@ -327,8 +335,8 @@ final class DropWalk: @unchecked Sendable {
             return .unitTest("StageTransportTests.MediaDropInProcessTests.protectFailure",
                              why: "the server protects only packets whose header libsrtp already read on the way in")
         case .udpSendFailed:
-            return .unitTest("StageTransportTests.MediaDropInProcessTests.socketError",
-                             why: "Linux reports no ICMP errors on an unconnected UDP socket, and loopback refuses no send")
+            return .unitTest("StageTransportTests.MediaDropInProcessTests.refusedDatagramIsSkipped",
+                             why: "a peer's address is one it sent from, and loopback refuses no datagram to it")
         }
         return .server
     }

@@ -45,4 +45,41 @@ struct MediaDropInProcessTests {
         channel.pipeline.fireErrorCaught(IOError(errnoCode: ECONNREFUSED, reason: "sendmsg"))
         #expect(throws: Never.self, "the handler takes the error: nothing closes the socket") { try channel.throwIfErrorCaught() }
     }
+
+    @Test("udp_send_failed: a datagram the kernel refuses is skipped, and the rest of the batch is sent")
+    func refusedDatagramIsSkipped() throws {
+        let receiver = try Self.boundSocket()
+        defer { close(receiver.descriptor) }
+        let sender = try Self.boundSocket()
+        defer { close(sender.descriptor) }
+        let batch = UDPSendBatch(descriptor: sender.descriptor)
+        // An IPv6 destination on an IPv4 socket: sendmmsg refuses it.
+        #expect(batch.add(to: try SocketAddress(ipAddress: "::1", port: 9)) { slot in
+            slot[0] = 1
+            return 1
+        })
+        #expect(batch.add(to: receiver.address) { slot in
+            slot.copyBytes(from: [0x80, 96, 0, 1])
+            return 4
+        })
+        let channel = EmbeddedChannel()
+        #expect(!batch.send(queueingOn: channel), "nothing was left for NIO's queue")
+        #expect(batch.count == 0)
+        var received = [UInt8](repeating: 0, count: 16)
+        let length = recv(receiver.descriptor, &received, received.count, 0)
+        #expect(Array(received.prefix(max(length, 0))) == [0x80, 96, 0, 1], "the datagram after the refused one arrived")
+    }
+
+    /// A blocking UDP socket on 127.0.0.1 (receives time out after 5 s) and its address.
+    static func boundSocket() throws -> (descriptor: CInt, address: SocketAddress) {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let any = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
+        _ = any.withSockAddr { bind(descriptor, $0, socklen_t($1)) }
+        var storage = sockaddr_in()
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &size) } }
+        return (descriptor, try SocketAddress(ipAddress: "127.0.0.1", port: Int(UInt16(bigEndian: storage.sin_port))))
+    }
 }
