@@ -6,7 +6,8 @@ import StageTransport
 
 /// A participant's publish peer connection: its producers, one per media section, and the
 /// mapping from incoming SSRC (or payload type, for senders that signal no SSRC) to producer.
-final class PublisherSession: MediaPeerDelegate {
+/// Lives on the media engine's event loop (its timer runs there too), hence `@unchecked Sendable`.
+final class PublisherSession: MediaPeerDelegate, @unchecked Sendable {
     let id: String
     let participantId: String
     let stageId: String
