@@ -1,3 +1,6 @@
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
 #include "CStageShims.h"
 
 int stage_dtls_get_timeout(SSL *ssl, long *seconds, long *microseconds) {
@@ -38,3 +41,51 @@ int stage_ctx_configure_dtls12(SSL_CTX *ctx) {
 }
 
 void stage_bio_set_retry_on_empty(BIO *bio) { BIO_set_mem_eof_return(bio, -1); }
+
+struct stage_mmsg_batch {
+    unsigned capacity;
+    struct mmsghdr *headers;
+    struct iovec *vectors;
+    struct sockaddr_storage *names;
+};
+
+stage_mmsg_batch *stage_mmsg_batch_create(unsigned capacity) {
+    stage_mmsg_batch *batch = calloc(1, sizeof *batch);
+    if (!batch) return NULL;
+    batch->capacity = capacity;
+    batch->headers = calloc(capacity, sizeof *batch->headers);
+    batch->vectors = calloc(capacity, sizeof *batch->vectors);
+    batch->names = calloc(capacity, sizeof *batch->names);
+    if (!batch->headers || !batch->vectors || !batch->names) {
+        stage_mmsg_batch_destroy(batch);
+        return NULL;
+    }
+    for (unsigned i = 0; i < capacity; i++) {
+        batch->headers[i].msg_hdr.msg_iov = &batch->vectors[i];
+        batch->headers[i].msg_hdr.msg_iovlen = 1;
+        batch->headers[i].msg_hdr.msg_name = &batch->names[i];
+    }
+    return batch;
+}
+
+void stage_mmsg_batch_destroy(stage_mmsg_batch *batch) {
+    if (!batch) return;
+    free(batch->headers);
+    free(batch->vectors);
+    free(batch->names);
+    free(batch);
+}
+
+void stage_mmsg_batch_set(stage_mmsg_batch *batch, unsigned index, void *bytes, size_t length,
+                          const struct sockaddr *name, socklen_t name_length) {
+    if (index >= batch->capacity || name_length > sizeof(struct sockaddr_storage)) return;
+    batch->vectors[index].iov_base = bytes;
+    batch->vectors[index].iov_len = length;
+    memcpy(&batch->names[index], name, name_length);
+    batch->headers[index].msg_hdr.msg_namelen = name_length;
+}
+
+int stage_mmsg_batch_send(stage_mmsg_batch *batch, int fd, unsigned first, unsigned count) {
+    if (first + count > batch->capacity) count = batch->capacity - first;
+    return sendmmsg(fd, &batch->headers[first], count, 0);
+}

@@ -15,6 +15,8 @@ public final class Consumer {
     /// Sends a Sender Report for this consumer's stream: (ssrc, ntp, rtp time, packets, octets).
     public var sendSenderReport: ((_ ssrc: UInt32, _ ntpTime: UInt64, _ rtpTime: UInt32, _ packets: UInt32, _ octets: UInt32) -> Void)?
     public var onProducerClosed: (() -> Void)?
+    /// Its producer's observer (kept here: the producer is a weak reference read per packet).
+    private var observer: (any ForwardingObserver)?
 
     public var outgoingSSRC: UInt32 { munger.outgoingSSRC }
 
@@ -25,6 +27,7 @@ public final class Consumer {
         munger = RTPMunger(outgoingSSRC: outgoingSSRC, payloadType: payloadType)
         self.send = send
         if !producer.layers.isEmpty { selector = LayerSelector() }
+        observer = producer.observer
         producer.attach(self)
     }
 
@@ -34,16 +37,20 @@ public final class Consumer {
         guard selector != nil else { return }
         selector?.preferred = layer
         guard let producer else { return }
-        producer.keyframeNeeded(layer: layer ?? producer.layers.count - 1)
+        producer.keyframeNeeded(layer: layer ?? producer.layers.count - 1, reason: .preferredLayer)
     }
 
     /// - Parameter isKeyframeStart: whether the packet starts a keyframe; the producer parses
     ///   that at most once per packet, for whichever consumer asks first.
     func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, flowing: [Bool], payloadOffset: Int,
                  now: ContinuousClock.Instant, isKeyframeStart: () -> Bool) {
-        guard !isPaused else { return }
+        guard !isPaused else {
+            observer?.dropped(.consumerPaused)
+            return
+        }
         if case .drop(let needsKeyframeOn) = selector?.accept(layer: layer, flowing: flowing, isKeyframeStart: isKeyframeStart) {
-            if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, now: now) }
+            observer?.dropped(.layerNotSelected)
+            if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, reason: .layerSwitch, now: now) }
             return
         }
         if send(packet, { munger.rewrite($0, source: fields, now: now) }) {
@@ -62,23 +69,31 @@ public final class Consumer {
     /// - Returns: how many were resent.
     @discardableResult
     public func retransmit(_ lost: [UInt16]) -> Int {
-        guard let producer, let cache = producer.cache, let source = munger.currentSource else { return 0 }
         var resent = 0
+        defer { observer?.retransmitted(requested: lost.count, answered: resent) }
+        guard let producer, let cache = producer.cache, let source = munger.currentSource else {
+            for _ in lost { observer?.dropped(.nackNotCached) }
+            return 0
+        }
         for outgoing in lost {
+            var found = false
             cache.withPacket(ssrc: source, sequence: munger.sourceSequence(for: outgoing)) { packet in
+                found = true
                 let fields = RTPFixedFields(packet)
                 if send(packet, { munger.rewriteRetransmission($0, source: fields) }) { resent += 1 }
             }
+            if !found { observer?.dropped(.nackNotCached) }
         }
         return resent
     }
 
-    /// The subscriber asked for a keyframe (PLI/FIR): of the layer it receives or is switching to.
-    public func requestKeyframe() {
+    /// The subscriber needs a keyframe (it sent a PLI/FIR, or its transport just connected): of
+    /// the layer it receives or is switching to.
+    public func requestKeyframe(reason: KeyframeRequestReason = .subscriberRequest) {
         guard let producer else { return }
-        guard let selector else { return producer.keyframeNeeded() }
+        guard let selector else { return producer.keyframeNeeded(reason: reason) }
         // A simulcast consumer has a layer in mind; before its first switch, the highest.
-        producer.keyframeNeeded(layer: selector.target ?? selector.current ?? producer.layers.count - 1)
+        producer.keyframeNeeded(layer: selector.target ?? selector.current ?? producer.layers.count - 1, reason: reason)
     }
 
     /// Moves to the producer of a reconnected publisher, keeping the preferred layer by its rid
@@ -88,6 +103,7 @@ public final class Consumer {
     func rebind(to successor: Producer) {
         let preferredRID = selector?.preferred.flatMap { index in producer.flatMap { $0.layers.indices.contains(index) ? $0.layers[index] : nil } }
         producer = successor
+        observer = successor.observer
         selector = successor.layers.isEmpty ? nil : LayerSelector(preferred: preferredRID.flatMap { successor.layers.firstIndex(of: $0) })
         successor.attach(self)
     }

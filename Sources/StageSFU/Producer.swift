@@ -29,16 +29,20 @@ public final class Producer {
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
     private var lastKeyframeRequest: ContinuousClock.Instant?
+    /// Hears every drop and keyframe request of this producer and its consumers, to count them.
+    public let observer: (any ForwardingObserver)?
     /// A muted track is not forwarded (its publisher said so); unmuting asks for a keyframe.
     public var isMuted = false {
-        didSet { if oldValue && !isMuted { keyframeNeeded() } }
+        didSet { if oldValue && !isMuted { keyframeNeeded(reason: .unmuted) } }
     }
 
     /// Keyframe requests towards the publisher are at most this frequent.
     public static let keyframeRequestInterval: Duration = .milliseconds(300)
 
-    public init(id: String, kind: MediaKind, layers: [String] = [], requestKeyframe: @escaping (_ ssrc: UInt32) -> Void) {
+    public init(id: String, kind: MediaKind, layers: [String] = [], observer: (any ForwardingObserver)? = nil,
+                requestKeyframe: @escaping (_ ssrc: UInt32) -> Void) {
         self.id = id
+        self.observer = observer
         self.kind = kind
         self.layers = layers
         self.requestKeyframe = requestKeyframe
@@ -68,7 +72,10 @@ public final class Producer {
             ssrcs.insert(ssrc)
         }
         cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber)
-        guard !isMuted else { return }
+        guard !isMuted else {
+            observer?.dropped(.muted)
+            return
+        }
         updateFlowing(now: now)
         // Whether the packet starts a VP8 keyframe: parsed at most once, when a consumer asks.
         var startsKeyframe: Bool?
@@ -98,28 +105,35 @@ public final class Producer {
     }
 
     /// Asks the publisher for a keyframe on one layer, rate limited per producer.
-    func keyframeNeeded(layer: Int, now: ContinuousClock.Instant = .now) {
+    func keyframeNeeded(layer: Int, reason: KeyframeRequestReason, now: ContinuousClock.Instant = .now) {
         guard layerSSRCs.indices.contains(layer), let ssrc = layerSSRCs[layer], mayRequestKeyframe(now: now) else { return }
+        observer?.keyframeRequested(reason)
         requestKeyframe(ssrc)
     }
 
     /// A consumer or the SFU wants a keyframe: ask the publisher, rate limited.
-    public func keyframeNeeded(now: ContinuousClock.Instant = .now) {
+    public func keyframeNeeded(reason: KeyframeRequestReason, now: ContinuousClock.Instant = .now) {
         guard kind == .video, !ssrcs.isEmpty, mayRequestKeyframe(now: now) else { return }
-        for ssrc in ssrcs { requestKeyframe(ssrc) }
+        for ssrc in ssrcs {
+            observer?.keyframeRequested(reason)
+            requestKeyframe(ssrc)
+        }
     }
 
     /// Whether a keyframe request may go now (at most one per `keyframeRequestInterval`); if so,
-    /// it counts as sent.
+    /// it counts as sent, and if not, as throttled.
     private func mayRequestKeyframe(now: ContinuousClock.Instant) -> Bool {
-        if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval { return false }
+        if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval {
+            observer?.dropped(.keyframeRequestThrottled)
+            return false
+        }
         lastKeyframeRequest = now
         return true
     }
 
     func attach(_ consumer: Consumer) {
         consumers.append(consumer)
-        keyframeNeeded()
+        keyframeNeeded(reason: .newConsumer)
     }
 
     func detach(_ consumer: Consumer) {

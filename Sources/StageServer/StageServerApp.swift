@@ -48,14 +48,15 @@ public enum StageServerApp {
         controlPlane.forgetChannel = { await origin.remove(channelId: $0) }
         let api = APIResponder(controlPlane: controlPlane, accessKey: accessKey)
         let admission = TokenAdmission(verifier: verifier, store: store, names: names)
+        // Before the media port opens: a counter built before the bootstrap would count nowhere.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
         let engine = mediaPlane.engine
         let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub)
         let whip = WHIPResponder(admission: admission, media: media)
         await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
         let router = Router(context: StageRequestContext.self)
         router.get("/healthz") { _, _ in "ok\n" }

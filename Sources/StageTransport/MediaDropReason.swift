@@ -1,24 +1,43 @@
 import Metrics
 
-/// Why the media port dropped a datagram, or closed an ICE-TCP connection (the `tcp_` reasons);
-/// each is counted in `proscenium_media_dropped_total{reason}`.
+/// Why the media port dropped a datagram, the SFU a packet or a request, or the server closed an
+/// ICE-TCP connection (the `tcp_` reasons); each is counted in `proscenium_media_dropped_total{reason}`.
 public enum MediaDropReason: String, CaseIterable, Sendable {
+    /// A datagram or ICE-TCP frame that is none of STUN, DTLS, RTP or RTCP (RFC 7983), or empty.
     case unknownKind = "unknown_kind"
+    /// STUN that does not parse (a header or attribute cut short or out of shape).
     case malformedSTUN = "malformed_stun"
+    /// A STUN message other than a Binding request (an indication, a response).
     case stunNotRequest = "stun_not_binding_request"
+    /// A Binding request whose USERNAME names no peer here (answered 401).
     case stunUnknownUsername = "stun_unknown_username"
+    /// A Binding request whose MESSAGE-INTEGRITY does not verify with the peer's password.
     case stunBadIntegrity = "stun_bad_integrity"
+    /// STUN whose FINGERPRINT (RFC 8489 §14.7) does not match its bytes: corrupted or forged.
     case stunBadFingerprint = "stun_bad_fingerprint"
+    /// DTLS, RTP or RTCP from a remote address that is no peer's selected path.
     case unknownAddress = "unknown_address"
+    /// A DTLS handshake that failed (bad certificate fingerprint, protocol error), or SRTP keys
+    /// that could not be set up after it; the peer is closed.
     case dtlsFailed = "dtls_failed"
+    /// SRTP or SRTCP from a peer whose DTLS handshake has not finished.
     case notConnected = "srtp_not_ready"
+    /// SRTP or SRTCP whose authentication tag does not verify.
     case srtpAuthentication = "srtp_auth_failed"
+    /// SRTP or SRTCP already received, or too old for the replay window (1024 packets).
     case srtpReplay = "srtp_replay"
+    /// SRTP or SRTCP libsrtp refused for another reason (a packet too short for its header).
     case srtpOther = "srtp_error"
+    /// Decrypted RTP whose header does not parse (CSRCs, extension or padding past its end).
     case malformedRTP = "malformed_rtp"
+    /// A decrypted RTCP packet that does not parse (a compound's walk stops at a broken length).
     case malformedRTCP = "malformed_rtcp"
+    /// RTP from a publisher on an SSRC and payload type its offer did not announce, RTP from a
+    /// subscriber (which sends none), or RTCP feedback for an SSRC the subscriber does not receive.
     case unknownSSRC = "unknown_ssrc"
+    /// Simulcast RTP whose rid header extension names no layer of the offer.
     case unknownRID = "unknown_rid"
+    /// RTX (RFC 4588) from a publisher: the SFU answers NACKs from its own cache.
     case retransmissionNotForwarded = "rtx_not_forwarded"
     /// A verified Binding request refused: a peer's selected path would move onto a UDP remote
     /// address that is another live peer's selected path (DTLS and SRTP are told apart by it).
@@ -64,6 +83,30 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     case tcpBackpressure = "tcp_backpressure"
     /// ICE-TCP: a packet not sent because it is longer than RFC 4571's 16-bit LENGTH can say.
     case tcpSendTooLarge = "tcp_send_too_large"
+    /// A packet of a track its publisher muted (counted once, not per subscriber).
+    case muted = "muted"
+    /// A packet not sent to one subscriber because its consumer is paused (its transport has
+    /// not connected yet).
+    case consumerPaused = "consumer_paused"
+    /// A packet of a simulcast layer one subscriber does not receive now. Expected: each
+    /// subscriber of a simulcast track drops the layers it does not get.
+    case layerNotSelected = "layer_not_selected"
+    /// A lost packet a subscriber asked for (NACK) that the cache no longer holds, or of a
+    /// track with no cache (audio): not retransmitted.
+    case nackNotCached = "nack_not_cached"
+    /// A keyframe request not passed to the publisher: one went less than 300 ms before.
+    case keyframeRequestThrottled = "keyframe_request_throttled"
+    /// A packet for a peer that cannot take it: not connected yet, without a selected path, or
+    /// closed, or whose ICE-TCP connection is closing.
+    case sendNotReady = "send_not_ready"
+    /// A packet SRTP or SRTCP protection refused (libsrtp: a header it cannot read, a key
+    /// used up); not sent.
+    case srtpProtectFailed = "srtp_protect_failed"
+    /// A datagram the kernel refused to send (`sendmmsg`: its destination unreachable, too
+    /// long), or an error a UDP socket of the media port reported to NIO. (A STUN or DTLS
+    /// datagram NIO sends that fails with EMSGSIZE or EHOSTUNREACH is not seen: NIO fails only
+    /// its write promise, and the engine passes none.)
+    case udpSendFailed = "udp_send_failed"
 
     /// Counters built once: the drop path runs per packet.
     static let counters: [MediaDropReason: Counter] = Dictionary(uniqueKeysWithValues: allCases.map {

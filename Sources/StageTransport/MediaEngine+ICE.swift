@@ -26,7 +26,13 @@ extension MediaEngine {
     /// Answers Binding requests whose USERNAME starts with a local ufrag and whose
     /// MESSAGE-INTEGRITY verifies with that peer's password.
     func receiveSTUN(_ bytes: UnsafeRawBufferPointer, on path: MediaPath) -> CheckOutcome {
-        guard let message = try? STUNMessage(parsing: bytes) else {
+        let message: STUNMessage
+        do {
+            message = try STUNMessage(parsing: bytes)
+        } catch .fingerprintMismatch {
+            MediaDropReason.stunBadFingerprint.count()
+            return .malformed
+        } catch {
             MediaDropReason.malformedSTUN.count()
             return .malformed
         }

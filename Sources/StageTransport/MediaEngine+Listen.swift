@@ -99,22 +99,48 @@ extension MediaEngine {
     private func bindUDP(_ address: SocketAddress) async throws -> MediaUDPSocket {
         // No SO_REUSEADDR: on Linux it lets a second process bind the same UDP port unnoticed
         // (and take its datagrams); a port in use must stop the server instead.
-        var bootstrap = DatagramBootstrap(group: eventLoop)
+        let bootstrap = DatagramBootstrap(group: eventLoop)
             .channelOption(.maxMessagesPerRead, value: 32)
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.maximumPacketLength))
-        if address.protocol == .inet6 { bootstrap = bootstrap.channelOption(Self.ipv6Only, value: 1) }
+        // The engine binds the socket itself and keeps its descriptor: SRTP goes out straight
+        // through it in batches (`UDPSendBatch`); NIO reads, and sends STUN and DTLS.
+        let descriptor = try Self.boundUDPDescriptor(address)
+        // From here NIO owns the descriptor (and closes it, whatever happens).
         let channel = try await bootstrap
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = MediaChannelHandler(engine: self, socket: MediaUDPSocket(channel: channel))
+                    let handler = MediaChannelHandler(engine: self, socket: MediaUDPSocket(channel: channel, descriptor: descriptor))
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-            .bind(to: address)
+            .withBoundSocket(descriptor)
             .get()
         return try await channel.pipeline.handler(type: MediaChannelHandler.self).map(\.socket).get()
+    }
+
+    /// A non-blocking UDP socket bound to `address` (`IPV6_V6ONLY` for IPv6).
+    /// - Throws: `IOError` with the `errno` of `socket(2)` or `bind(2)`, as NIO's own bind would.
+    private static func boundUDPDescriptor(_ address: SocketAddress) throws -> CInt {
+        let family = address.protocol == .inet6 ? AF_INET6 : AF_INET
+        let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        if address.protocol == .inet6 {
+            var on: CInt = 1
+            guard setsockopt(descriptor, CInt(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<CInt>.size)) == 0 else {
+                let error = IOError(errnoCode: errno, reason: "setsockopt(IPV6_V6ONLY)")
+                Glibc.close(descriptor)
+                throw error
+            }
+        }
+        let result = address.withSockAddr { Glibc.bind(descriptor, $0, socklen_t($1)) }
+        guard result == 0 else {
+            let error = IOError(errnoCode: errno, reason: "bind(descriptor:ptr:bytes:)")
+            Glibc.close(descriptor)
+            throw error
+        }
+        return descriptor
     }
 
     private func bindTCP(_ address: SocketAddress, limits: ICETCPLimits) async throws -> any Channel {

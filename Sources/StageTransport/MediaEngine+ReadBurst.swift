@@ -1,7 +1,8 @@
 import NIOCore
 
 /// Read bursts: the writes that reading causes (answers, DTLS, forwarded media to every
-/// subscriber) are flushed once per burst instead of once per packet.
+/// subscriber) are flushed once per burst instead of once per packet; a UDP socket's
+/// `UDPSendBatch` also goes out early, whenever it fills during a long burst.
 ///
 /// Each channel handler opens at most one burst at a time (``ReadBurst``) and closes it on
 /// `channelReadComplete` or `channelInactive`. Bursts can nest (a handler's read may run while
@@ -35,10 +36,7 @@ extension MediaEngine {
         readDepth -= 1
         guard readDepth == 0, needsFlush else { return }
         needsFlush = false
-        for socket in udpSockets where socket.needsFlush {
-            socket.needsFlush = false
-            socket.channel.flush()
-        }
+        for socket in udpSockets where socket.needsFlush { socket.flush() }
         // Swapped out first (no allocation: the two arrays keep their capacity), so a flush
         // that closes a channel and calls back in cannot change the list being walked.
         swap(&tcpToFlush, &tcpFlushing)

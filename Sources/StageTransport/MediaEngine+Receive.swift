@@ -4,27 +4,41 @@ import StageWire
 /// Inbound packets, by transport, then by kind (RFC 7983 §7): STUN to the ICE-lite responder,
 /// DTLS and SRTP/SRTCP to the peer whose selected path they arrived on.
 extension MediaEngine {
-    /// A datagram from one of the UDP sockets.
+    /// A datagram from one of the UDP sockets. SRTP and SRTCP are decrypted in place in the
+    /// engine's scratch buffer: NIO's buffer is shared (with the pipeline's copy of the
+    /// envelope, and its receive pool), so mutating it would copy it into a new allocation.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>, on socket: MediaUDPSocket) {
-        var data = envelope.data
         let path = MediaPath(local: .udp(socket), remote: envelope.remoteAddress)
-        data.withUnsafeMutableReadableBytes { bytes in
-            guard bytes.count > 0 else { return MediaDropReason.unknownKind.count() }
-            switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
-            case .stun:
-                _ = receiveSTUN(UnsafeRawBufferPointer(bytes), on: path)
-            case .dtls:
-                guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
-                receiveDTLS(UnsafeRawBufferPointer(bytes), for: peer)
-            case .rtp:
-                guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
-                receiveSRTP(bytes, for: peer, rtcp: false)
-            case .rtcp:
-                guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
-                receiveSRTP(bytes, for: peer, rtcp: true)
-            default:
-                MediaDropReason.unknownKind.count()
-            }
+        let length = envelope.data.readableBytes
+        if !isScratchInUse, length <= receiveScratch.count {
+            isScratchInUse = true
+            defer { isScratchInUse = false }
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: receiveScratch[0..<length])
+            envelope.data.withUnsafeReadableBytes { bytes.copyMemory(from: $0) }
+            return receive(bytes, on: path)
+        }
+        // Re-entered from inside the handling of a datagram (or one longer than any read): its own copy.
+        var data = envelope.data
+        data.withUnsafeMutableReadableBytes { receive($0, on: path) }
+    }
+
+    /// A datagram's bytes, which may be changed in place, by kind.
+    private func receive(_ bytes: UnsafeMutableRawBufferPointer, on path: MediaPath) {
+        guard bytes.count > 0 else { return MediaDropReason.unknownKind.count() }
+        switch Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) {
+        case .stun:
+            _ = receiveSTUN(UnsafeRawBufferPointer(bytes), on: path)
+        case .dtls:
+            guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
+            receiveDTLS(UnsafeRawBufferPointer(bytes), for: peer)
+        case .rtp:
+            guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
+            receiveSRTP(bytes, for: peer, rtcp: false)
+        case .rtcp:
+            guard let peer = peersByAddress[path.remote] else { return MediaDropReason.unknownAddress.count() }
+            receiveSRTP(bytes, for: peer, rtcp: true)
+        default:
+            MediaDropReason.unknownKind.count()
         }
     }
 

@@ -8,8 +8,9 @@ import StageWire
 /// address of a specific `--host`) and, when on, one ICE-TCP listener (RFC 6544, passive) with
 /// RFC 4571 framing. Whatever the transport, packets are demultiplexed alike (RFC 7983): STUN
 /// goes to the ICE-lite responder, DTLS and SRTP to the peer whose selected path they came on.
-/// All state lives on one event loop; nothing on the packet path takes a lock or allocates
-/// beyond what SRTP output needs.
+/// All state lives on one event loop; nothing on the UDP packet path takes a lock or allocates:
+/// a datagram is decrypted in one scratch buffer, and SRTP goes out protected straight into
+/// its socket's `UDPSendBatch` (ICE-TCP output still takes one buffer per packet).
 ///
 /// Files: `+Listen` binds the sockets, `+Receive` demultiplexes, `+ICE` answers checks and
 /// selects paths, `+TCP` accepts, limits and closes ICE-TCP connections, `+ReadBurst` batches
@@ -48,6 +49,10 @@ public final class MediaEngine: @unchecked Sendable {
     var needsFlush = false
     var tcpToFlush: [ICETCPConnection] = []
     var tcpFlushing: [ICETCPConnection] = []
+    /// Where a datagram is decrypted in place (see `+Receive`); allocated once.
+    let receiveScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: MediaEngine.maximumPacketLength, alignment: 16)
+    /// A datagram is being handled in `receiveScratch`.
+    var isScratchInUse = false
 
     init(eventLoop: any EventLoop, dtlsContext: DTLSContext) {
         self.eventLoop = eventLoop
@@ -55,6 +60,8 @@ public final class MediaEngine: @unchecked Sendable {
         tcpToFlush.reserveCapacity(64)
         tcpFlushing.reserveCapacity(64)
     }
+
+    deinit { receiveScratch.deallocate() }
 
     /// Closes every socket, listener and connection.
     public func close() async {
@@ -104,7 +111,10 @@ public final class MediaEngine: @unchecked Sendable {
                 socket.channel.flush()
             }
         case .tcp(let connection):
-            guard !connection.isClosing else { return false }
+            guard !connection.isClosing else {
+                MediaDropReason.sendNotReady.count()
+                return false
+            }
             guard connection.channel.isWritable else {
                 MediaDropReason.tcpBackpressure.count()
                 return false
@@ -128,6 +138,27 @@ public final class MediaEngine: @unchecked Sendable {
         return true
     }
 
+    /// Adds one datagram to `socket`'s batch (see `UDPSendBatch`): `fill` writes it into the slot
+    /// and returns its length, or 0 when there is nothing to send. Sent when the batch is full,
+    /// when the read burst ends, or at once outside a burst.
+    /// - Returns: whether a datagram was added.
+    func send(on socket: MediaUDPSocket, batch: UDPSendBatch, to remote: SocketAddress,
+              _ fill: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        // A full batch is sent early, the burst going on: what it holds waits no longer.
+        if batch.isFull, batch.send(queueingOn: socket.channel) {
+            socket.needsFlush = true
+            needsFlush = true
+        }
+        guard batch.add(to: remote, fill) else { return false }
+        if isInReadBurst {
+            socket.needsFlush = true
+            needsFlush = true
+        } else {
+            socket.flush()
+        }
+        return true
+    }
+
     /// Sends `bytes` (STUN, DTLS) on `path`, framed for its transport.
     func send(_ bytes: [UInt8], on path: MediaPath) {
         var buffer = allocator.buffer(capacity: path.framingHeadroom + bytes.count)
@@ -137,7 +168,10 @@ public final class MediaEngine: @unchecked Sendable {
     }
 
     func sendDTLS(_ datagrams: [[UInt8]], for peer: MediaPeer) {
-        guard let path = peer.selectedPath else { return }
+        guard let path = peer.selectedPath else {
+            if !datagrams.isEmpty { MediaDropReason.sendNotReady.count() }
+            return
+        }
         for datagram in datagrams { send(datagram, on: path) }
         peer.retransmitTask?.cancel()
         if let timeout = peer.dtls.nextTimeout {

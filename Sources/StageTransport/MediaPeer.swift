@@ -67,10 +67,32 @@ public final class MediaPeer: @unchecked Sendable {
         send(packet, rtcp: true, rewrite: { _ in })
     }
 
+    /// Every packet not sent is counted: `send_not_ready`, `srtp_protect_failed`, or the
+    /// engine's reason for a path that cannot take it.
     private func send(_ packet: UnsafeRawBufferPointer, rtcp: Bool, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
-        guard let srtp, let path = selectedPath, let engine, !isClosed,
-              var buffer = srtp.protect(packet, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
-                                        rewrite: rewrite) else { return false }
+        guard let srtp, let path = selectedPath, let engine, !isClosed else {
+            MediaDropReason.sendNotReady.count()
+            return false
+        }
+        if case .udp(let socket) = path.local, let batch = socket.batch, !batch.isClosed, packet.count <= MediaEngine.maximumPacketLength {
+            // Protected straight into the socket's batch: nothing allocated per packet.
+            return engine.send(on: socket, batch: batch, to: path.remote) { slot in
+                let plain = UnsafeMutableRawBufferPointer(rebasing: slot[0..<packet.count])
+                plain.copyMemory(from: packet)
+                rewrite(plain)
+                do {
+                    return try rtcp ? srtp.protectRTCP(slot, length: packet.count) : srtp.protectRTP(slot, length: packet.count)
+                } catch {
+                    MediaDropReason.srtpProtectFailed.count()
+                    return 0
+                }
+            }
+        }
+        guard var buffer = srtp.protect(packet, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
+                                        rewrite: rewrite) else {
+            MediaDropReason.srtpProtectFailed.count()
+            return false
+        }
         return engine.write(&buffer, on: path)
     }
 

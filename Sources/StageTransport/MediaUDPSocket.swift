@@ -4,10 +4,25 @@ import NIOCore
 /// sources never arrive v4-mapped), or the one socket of a specific `--host`.
 final class MediaUDPSocket: @unchecked Sendable {
     let channel: any Channel
+    /// SRTP and SRTCP go out through it, straight on the socket; nil when the engine does not
+    /// hold the socket's descriptor (a test's channel): then NIO sends everything.
+    let batch: UDPSendBatch?
     /// Written to during the current read burst and not flushed yet.
     var needsFlush = false
 
-    init(channel: any Channel) { self.channel = channel }
+    init(channel: any Channel, descriptor: CInt? = nil) {
+        self.channel = channel
+        batch = descriptor.map(UDPSendBatch.init(descriptor:))
+    }
+
+    /// Sends what the batch holds and flushes NIO's queue (STUN, DTLS, and what the kernel
+    /// could not take at once). Call outside the handling of a packet: a flush may close the
+    /// channel and call back in.
+    func flush() {
+        needsFlush = false
+        batch?.send(queueingOn: channel)
+        channel.flush()
+    }
 
     var localAddress: SocketAddress? { channel.localAddress }
 }
@@ -34,11 +49,13 @@ final class MediaChannelHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        socket.batch?.isClosed = true
         burst.end(engine)
         context.fireChannelInactive()
     }
 
+    /// An error the socket reported (a refused send, an ICMP error): counted; the socket keeps serving.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP port unreachable and similar: a UDP socket keeps serving.
+        MediaDropReason.udpSendFailed.count()
     }
 }

@@ -20,4 +20,18 @@ X509 *stage_ssl_peer_certificate(SSL *ssl);
 int stage_ctx_configure_dtls12(SSL_CTX *ctx);
 /// BIO_set_mem_eof_return(bio, -1): an empty memory BIO means "retry", not end of file.
 void stage_bio_set_retry_on_empty(BIO *bio);
+
+#include <stddef.h>
+#include <sys/socket.h>
+/// Datagrams for one sendmmsg(2); C owns the `struct mmsghdr` layout, which glibc declares
+/// only under _GNU_SOURCE (so Swift cannot see it).
+typedef struct stage_mmsg_batch stage_mmsg_batch;
+/// A batch of up to `capacity` datagrams; NULL when out of memory.
+stage_mmsg_batch *stage_mmsg_batch_create(unsigned capacity);
+void stage_mmsg_batch_destroy(stage_mmsg_batch *batch);
+/// Datagram `index`: `length` bytes at `bytes` (not copied), to `name` (`name_length` bytes, copied).
+void stage_mmsg_batch_set(stage_mmsg_batch *batch, unsigned index, void *bytes, size_t length,
+                          const struct sockaddr *name, socklen_t name_length);
+/// sendmmsg(2) of datagrams `first` to `first + count - 1` on `fd`: how many were sent, or -1 and errno.
+int stage_mmsg_batch_send(stage_mmsg_batch *batch, int fd, unsigned first, unsigned count);
 #endif

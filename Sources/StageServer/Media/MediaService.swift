@@ -92,9 +92,16 @@ final class MediaService: @unchecked Sendable {
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
                 let ssrc = UInt32.random(in: 0x1000...UInt32.max)
+                let forwarded = MediaMetrics.shared.forwarded(producer.kind)
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
                                         payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
-                    peer?.sendRTP(packet, rewrite: rewrite) ?? false
+                    guard let peer else {
+                        MediaDropReason.sendNotReady.count()
+                        return false
+                    }
+                    guard peer.sendRTP(packet, rewrite: rewrite) else { return false }
+                    forwarded.count(bytes: packet.count)
+                    return true
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
                 consumer.sendSenderReport = { [weak peer] ssrc, ntp, rtp, packets, octets in

@@ -6,7 +6,8 @@ import StageTransport
 
 /// A participant's publish peer connection: its producers, one per media section, and the
 /// mapping from incoming SSRC (or payload type, for senders that signal no SSRC) to producer.
-final class PublisherSession: MediaPeerDelegate {
+/// Lives on the media engine's event loop (its timer runs there too), hence `@unchecked Sendable`.
+final class PublisherSession: MediaPeerDelegate, @unchecked Sendable {
     let id: String
     let participantId: String
     let stageId: String
@@ -40,9 +41,10 @@ final class PublisherSession: MediaPeerDelegate {
             let ridExtension = section.extensions[RTPExtensionURI.rtpStreamID].map { UInt8(truncatingIfNeeded: $0) }
             let layers = ridExtension == nil ? [] : section.sendRIDs
             let producer = Producer(id: "\(participantId):\(section.mid)", kind: MediaKind(section.kind),
-                                    layers: layers) { [weak peer] ssrc in
+                                    layers: layers, observer: MediaMetrics.shared) { [weak peer] ssrc in
                 guard let peer else { return }
-                RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { _ = peer.sendRTCP($0) }
+                let sent = RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { peer.sendRTCP($0) }
+                if sent { MediaMetrics.shared.plisSent.increment() }
             }
             producers[section.mid] = producer
             if let ridExtension, !layers.isEmpty {
@@ -75,7 +77,7 @@ final class PublisherSession: MediaPeerDelegate {
     static let maxIncomingBitrate: UInt64 = 6_000_000
 
     func peerDidConnect(_ peer: MediaPeer) {
-        for producer in producers.values { producer.keyframeNeeded() }
+        for producer in producers.values { producer.keyframeNeeded(reason: .publisherConnected) }
         onConnect?(self)
         guard let loop = peer.eventLoop else { return }
         // The delegate is called on the engine's loop, where the task runs too.
@@ -142,7 +144,11 @@ final class PublisherSession: MediaPeerDelegate {
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         for report in RTCPFeedback.senderReports(in: UnsafeRawBufferPointer(packet)) {
-            bySSRC[report.ssrc]?.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
+            guard let producer = bySSRC[report.ssrc]?.producer else {
+                MediaDropReason.unknownSSRC.count()
+                continue
+            }
+            producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
         }
     }
 

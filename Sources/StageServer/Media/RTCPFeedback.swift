@@ -1,3 +1,4 @@
+import StageTransport
 import StageWire
 
 /// The RTCP feedback the SFU writes and reads, through StageWire's parsers (RFC 4585 §6.2.1
@@ -12,7 +13,7 @@ enum RTCPFeedback {
     }
 
     /// Every packet of a compound it can read; a malformed one is skipped, as libwebrtc does,
-    /// and a broken length field ends the walk.
+    /// and a broken length field ends the walk. Each is counted (`malformed_rtcp`).
     static func packets(in compound: UnsafeRawBufferPointer) -> [RTCPPacket] {
         var packets: [RTCPPacket] = []
         var iterator = RTCPCompoundIterator(compound)
@@ -22,6 +23,7 @@ enum RTCPFeedback {
                 guard let packet = try iterator.next() else { break }
                 packets.append(packet)
             } catch {
+                MediaDropReason.malformedRTCP.count()
                 if iterator.offset == before { break }
             }
         }

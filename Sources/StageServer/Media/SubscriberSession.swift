@@ -32,7 +32,7 @@ final class SubscriberSession: MediaPeerDelegate {
     func peerDidConnect(_ peer: MediaPeer) {
         for consumer in consumers.values {
             consumer.isPaused = false
-            consumer.requestKeyframe()
+            consumer.requestKeyframe(reason: .subscriberConnected)
         }
     }
 
@@ -42,8 +42,21 @@ final class SubscriberSession: MediaPeerDelegate {
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         let requests = RTCPFeedback.requests(in: UnsafeRawBufferPointer(packet))
-        for ssrc in requests.keyframes { consumers[ssrc]?.requestKeyframe() }
-        for nack in requests.lost { consumers[nack.ssrc]?.retransmit(nack.sequences) }
+        for ssrc in requests.keyframes {
+            MediaMetrics.shared.plisReceived.increment()
+            guard let consumer = consumers[ssrc] else {
+                MediaDropReason.unknownSSRC.count()
+                continue
+            }
+            consumer.requestKeyframe(reason: .subscriberRequest)
+        }
+        for nack in requests.lost {
+            guard let consumer = consumers[nack.ssrc] else {
+                MediaDropReason.unknownSSRC.count()
+                continue
+            }
+            consumer.retransmit(nack.sequences)
+        }
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {

@@ -33,6 +33,9 @@ final class HandDrivenPeer: @unchecked Sendable {
     /// The SSRC we send from; nil for a receive-only peer.
     let sendingSSRC: UInt32?
     private(set) var srtp: SRTPSession?
+    /// Payload types on the offer's m-line, and lines added to its section (simulcast rids, RTX).
+    var payloadTypes = "96"
+    var extraLines: [String] = []
     private let tieBreaker = UInt64.random(in: 0...UInt64.max)
 
     init(sendingSSRC: UInt32?) throws {
@@ -43,11 +46,12 @@ final class HandDrivenPeer: @unchecked Sendable {
     /// An offer with one VP8 section, `setup:active` (we are the DTLS client), no candidates.
     func offer() -> String {
         var lines = ["v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0", "a=msid-semantic: WMS *",
-                     "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=mid:0",
+                     "m=video 9 UDP/TLS/RTP/SAVPF \(payloadTypes)", "c=IN IP4 0.0.0.0", "a=mid:0",
                      "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
                      "a=fingerprint:sha-256 \(context.certificate.sdpFingerprint)", "a=setup:active",
                      sendingSSRC == nil ? "a=recvonly" : "a=sendonly", "a=rtcp-mux", "a=rtpmap:96 VP8/90000"]
         if let sendingSSRC { lines += ["a=msid:hand video", "a=ssrc:\(sendingSSRC) cname:hand"] }
+        lines += extraLines
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 

@@ -1,0 +1,66 @@
+import Metrics
+import StageSFU
+import StageTransport
+
+/// The media path's counters besides drops (`MediaDropReason`): what was forwarded, NACKs,
+/// PLIs and keyframe requests. Every label comes from a fixed enum (bounded series) and every
+/// counter is built once, on first use: the forwarding path runs per packet.
+final class MediaMetrics: ForwardingObserver, Sendable {
+    /// The one observer every producer reports to.
+    static let shared = MediaMetrics()
+
+    /// RTP packets and their bytes (RTP header and payload, before SRTP) sent to subscribers,
+    /// retransmissions included.
+    struct Forwarded: Sendable {
+        let packets: Counter
+        let bytes: Counter
+
+        init(kind: MediaKind) {
+            packets = Counter(label: "proscenium_media_forwarded_packets_total", dimensions: [("kind", kind.rawValue)])
+            bytes = Counter(label: "proscenium_media_forwarded_bytes_total", dimensions: [("kind", kind.rawValue)])
+        }
+
+        func count(bytes length: Int) {
+            packets.increment()
+            bytes.increment(by: Int64(length))
+        }
+    }
+
+    let audio = Forwarded(kind: .audio)
+    let video = Forwarded(kind: .video)
+    /// Sequence numbers subscribers reported lost (RFC 4585 generic NACK).
+    let nacksReceived = Counter(label: "proscenium_media_nacks_received_total")
+    /// Of those, the packets resent from the cache.
+    let nacksAnswered = Counter(label: "proscenium_media_nacks_answered_total")
+    /// Keyframe requests (PLI, one per entry of a FIR) from subscribers.
+    let plisReceived = Counter(label: "proscenium_media_plis_received_total")
+    /// PLIs sent to publishers.
+    let plisSent = Counter(label: "proscenium_media_plis_sent_total")
+    private let keyframeRequests: [KeyframeRequestReason: Counter] = Dictionary(uniqueKeysWithValues: KeyframeRequestReason.allCases.map {
+        ($0, Counter(label: "proscenium_media_keyframe_requests_total", dimensions: [("reason", $0.rawValue)]))
+    })
+
+    func forwarded(_ kind: MediaKind) -> Forwarded { kind == .audio ? audio : video }
+
+    func dropped(_ drop: ForwardingDrop) { MediaDropReason(drop).count() }
+
+    func keyframeRequested(_ reason: KeyframeRequestReason) { keyframeRequests[reason]?.increment() }
+
+    func retransmitted(requested: Int, answered: Int) {
+        nacksReceived.increment(by: Int64(requested))
+        if answered > 0 { nacksAnswered.increment(by: Int64(answered)) }
+    }
+}
+
+extension MediaDropReason {
+    /// The drop reason an SFU drop is counted under.
+    init(_ drop: ForwardingDrop) {
+        switch drop {
+        case .muted: self = .muted
+        case .consumerPaused: self = .consumerPaused
+        case .layerNotSelected: self = .layerNotSelected
+        case .nackNotCached: self = .nackNotCached
+        case .keyframeRequestThrottled: self = .keyframeRequestThrottled
+        }
+    }
+}
