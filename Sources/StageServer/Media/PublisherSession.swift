@@ -6,8 +6,9 @@ import StageTransport
 
 /// A participant's publish peer connection: its producers, one per media section, and the
 /// mapping from incoming SSRC (or payload type, for senders that signal no SSRC) to producer.
-/// Lives on the media engine's event loop (its timer runs there too), hence `@unchecked Sendable`.
-final class PublisherSession: MediaPeerDelegate, @unchecked Sendable {
+/// Lives on the media engine's event loop; its REMB timer runs there too and reaches it through
+/// `NIOLoopBound`.
+final class PublisherSession: MediaPeerDelegate {
     let id: String
     let participantId: String
     let stageId: String
