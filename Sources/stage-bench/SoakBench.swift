@@ -65,7 +65,10 @@ struct SoakBench: AsyncParsableCommand {
         await state.disconnectAll()
         SoakReport.emit(verdict.report)
         server.stop()
-        try await group.shutdownGracefully()
+        // The clients' event loop is left to the process exit: shutting it down here makes the
+        // timers of the last connections (ClientPeerConnection's connect timeout lives 10 s)
+        // log "Cannot schedule tasks on an EventLoop that has already shut down".
+        _ = group
         if !verdict.passed { throw ExitCode.failure }
     }
 

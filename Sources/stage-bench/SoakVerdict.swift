@@ -33,7 +33,8 @@ struct SoakVerdict {
         }
         if let last = samples.last {
             let loss = last.received + last.lost > 0 ? Double(last.lost) * 100 / Double(last.received + last.lost) : 0
-            lines.append("packets sent \(last.sent), received by subscribers \(last.received), lost \(last.lost) "
+            let perSecond = String(format: "%.0f", Double(last.sent) / Double(max(last.second, 1)))
+            lines.append("packets sent \(last.sent) (\(perSecond)/s: the 20 ms pacer's ticks stretch on a busy machine), received by subscribers \(last.received), lost \(last.lost) "
                          + "(\(SoakReport.percent(last.lost, of: last.received + last.lost)); mute, join, leave and vanish excluded)")
             if loss > options.maxLoss { failures.append(String(format: "loss %.3f %% > %.3f %%", loss, options.maxLoss)) }
             if last.received == 0 { failures.append("subscribers received nothing") }
