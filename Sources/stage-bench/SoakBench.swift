@@ -44,11 +44,11 @@ struct SoakBench: AsyncParsableCommand {
 
     func run() async throws {
         ProcessLimits.raiseOpenFileLimit()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try LocalStageServer(binary: LocalStageServer.defaultBinary)
         try await server.start()
         let state = try await SoakState(server: server, context: DTLSContext(certificate: DTLSCertificate()),
-                                        eventLoop: group.next(), options: self)
+                                        group: group, options: self)
         progress("connecting \(publishers) publishers and \(subscribers) subscribers…")
         try await state.connectAll()
         progress("load for \(minutes) min (consent timeout \(SoakState.consentSeconds) s)…")

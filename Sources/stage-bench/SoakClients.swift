@@ -47,7 +47,10 @@ final class SoakSubscriber: @unchecked Sendable {
 struct SoakConnector: Sendable {
     let baseURL: URL
     let context: DTLSContext
+    /// The publishers' loop (the sender paces them all from it).
     let eventLoop: any EventLoop
+    /// Subscribers' peer connections spread over the group's loops.
+    let group: any EventLoopGroup
     let counters: SoakCounters
 
     /// Publishes: WHIP offer with the three rids, answer, ICE + DTLS.
@@ -70,7 +73,7 @@ struct SoakConnector: Sendable {
             for publisherId in publisherIds {
                 group.addTask {
                     let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context,
-                                                    eventLoop: eventLoop)
+                                                    eventLoop: self.group.next())
                     let subscription = SoakSubscription(counters: counters)
                     peer.onRTP = { subscription.receive($0) }
                     try await peer.open(host: "127.0.0.1")
@@ -100,7 +103,7 @@ struct SoakConnector: Sendable {
     /// consent timeout (RFC 7675) can tell it is gone.
     func vanish(_ subscriber: SoakSubscriber) async {
         for peer in subscriber.peers {
-            try? await eventLoop.submit {
+            try? await peer.eventLoop.submit {
                 peer.onRTP = nil
                 peer.receiveTimeout = .zero   // its liveness timer ends itself at the next tick
             }.get()

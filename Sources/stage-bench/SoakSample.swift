@@ -3,6 +3,8 @@ import Foundation
 /// One second's look at the server and the clients.
 struct SoakSample: Sendable {
     var second: Int
+    /// When it was taken.
+    var at: ContinuousClock.Instant
     /// Resident set size in MiB (`VmRSS`) and open file descriptors, from /proc.
     var rssMiB: Double
     var fds: Int

@@ -22,8 +22,10 @@ final class SoakState {
     /// Live subscribers, oldest first.
     var subscribers: [SoakSubscriber] = []
     private var joined = 0
-    /// Seconds at which a subscriber vanished, and at which a churn step could not finish.
-    var vanishes: [Int] = []
+    /// When subscribers vanished (on the clock: a loop that fell behind catches up faster than
+    /// real time, so the load's step numbers are not seconds of the server's consent timer).
+    var vanishes: [ContinuousClock.Instant] = []
+    /// Churn steps that could not finish.
     var churnFailures: [String] = []
     var samples: [SoakSample] = []
     /// Set when the server process is found dead during the load.
@@ -35,12 +37,13 @@ final class SoakState {
     /// the consent timeout and grace, or fewer than the live clients.
     var peerViolations: [String] = []
 
-    init(server: LocalStageServer, context: DTLSContext, eventLoop: any EventLoop, options: SoakBench) async throws {
+    init(server: LocalStageServer, context: DTLSContext, group: any EventLoopGroup, options: SoakBench) async throws {
+        let eventLoop = group.next()
         self.server = server
         self.options = options
         api = server.api
         stageArn = try await api.createStage(name: "soak").arn
-        connector = SoakConnector(baseURL: server.baseURL, context: context, eventLoop: eventLoop, counters: counters)
+        connector = SoakConnector(baseURL: server.baseURL, context: context, eventLoop: eventLoop, group: group, counters: counters)
         var publishers: [SoakPublisher] = []
         for index in 0..<options.publishers {
             let token = try await api.createParticipantToken(stageArn: stageArn, userId: "publisher-\(index)", capabilities: ["PUBLISH"])
@@ -100,7 +103,7 @@ final class SoakState {
         let leaving = subscribers.removeFirst()
         if second % SoakBench.vanishEvery == 0 {
             await connector.vanish(leaving)
-            vanishes.append(second)
+            vanishes.append(.now)
         } else {
             await connector.leave(leaving)
         }
@@ -117,7 +120,7 @@ final class SoakState {
         guard let pid = server.processIdentifier else { return nil }
         let metrics = ServerProbe.Metrics((try? await server.metrics()) ?? "")
         let totals = counters.snapshot()
-        return SoakSample(second: second, rssMiB: ServerProbe.rssMiB(pid: pid), fds: ServerProbe.openFiles(pid: pid),
+        return SoakSample(second: second, at: .now, rssMiB: ServerProbe.rssMiB(pid: pid), fds: ServerProbe.openFiles(pid: pid),
                           peers: Int(metrics.values["proscenium_media_peers"] ?? -1),
                           consumers: Int(metrics.values["proscenium_media_consumers"] ?? -1),
                           livePeers: livePeers, liveConsumers: subscribers.count * publishers.count,
@@ -128,15 +131,17 @@ final class SoakState {
     /// Vanished peers must be gone within the consent timeout (+ grace); live ones must stay.
     func checkPeers(_ sample: SoakSample) {
         let window = Self.consentSeconds + Self.reapGraceSeconds
-        let pending = vanishes.filter { $0 > sample.second - window }.count
+        let pending = vanishes.filter { sample.at - $0 < .seconds(window) }.count
         let perSubscriber = publishers.count
         if sample.ghostPeers > pending * perSubscriber || sample.ghostPeers < 0 {
             peerViolations.append("second \(sample.second): server \(sample.peers) peers, live \(sample.livePeers), vanished within \(window) s: \(pending)")
         }
         // The oldest vanish still on the server: with k subscribers' peers left over, the k newest vanishes.
         let left = (max(0, sample.ghostPeers) + perSubscriber - 1) / perSubscriber
-        let happened = vanishes.filter { $0 <= sample.second }
-        if left > 0, left <= happened.count { longestReap = max(longestReap, sample.second - happened[happened.count - left]) }
+        let happened = vanishes.filter { $0 <= sample.at }
+        if left > 0, left <= happened.count {
+            longestReap = max(longestReap, Int(((sample.at - happened[happened.count - left]).milliseconds / 1000).rounded()))
+        }
     }
 
     func disconnectAll() async {
