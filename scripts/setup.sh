@@ -8,8 +8,8 @@ packages=(libsqlite3-dev libssl-dev libsrtp2-dev libvpx-dev libopus-dev pkg-conf
           libavformat-dev libavcodec-dev libavutil-dev libyuv-dev)
 # The interop peers: a browser for the simulcast test, ffprobe for recorded files; the network
 # harness (namespaces, NAT with iptables, curl to probe a server inside one), a real TURN server
-# (coturn) and a TLS proxy (nginx).
-[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl)
+# (coturn), a TLS proxy (nginx), and the sqlite3 shell the soak's integrity check runs.
+[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl sqlite3)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
