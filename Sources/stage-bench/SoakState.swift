@@ -88,7 +88,7 @@ final class SoakState {
             }
             await churn(second: second)
             guard let sample = await sample(second: second) else {
-                crashed = "stage-server exited at second \(second):\n\(server.logTail())"
+                crashed = "stage-server exited at second \(second); its whole log: \(keepServerLog())\n\(server.logTail())"
                 break
             }
             samples.append(sample)
@@ -142,6 +142,12 @@ final class SoakState {
         if left > 0, left <= happened.count {
             longestReap = max(longestReap, Int(((sample.at - happened[happened.count - left]).milliseconds / 1000).rounded()))
         }
+    }
+
+    /// Copies the server's log out of the directory `LocalStageServer` deletes; returns where.
+    func keepServerLog() -> String {
+        let kept = FileManager.default.temporaryDirectory.appendingPathComponent("soak-server-\(UUID().uuidString.prefix(8)).log")
+        return (try? FileManager.default.copyItem(at: server.logFile, to: kept)) != nil ? kept.path : "(could not copy \(server.logFile.path))"
     }
 
     func disconnectAll() async {
