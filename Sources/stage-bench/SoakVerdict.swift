@@ -38,8 +38,10 @@ struct SoakVerdict {
                          + "(\(SoakReport.percent(last.lost, of: last.received + last.lost)); mute, join, leave and vanish excluded)")
             if loss > options.maxLoss { failures.append(String(format: "loss %.3f %% > %.3f %%", loss, options.maxLoss)) }
             if last.received == 0 { failures.append("subscribers received nothing") }
-            lines.append("drops by reason, whole load: \(SoakReport.dropText(last.drops, since: [:]))")
-            let defects = last.drops.filter { Self.defectDrops.contains($0.key) }
+            // The last sample the server answered /metrics for (none after a crash).
+            let drops = samples.last { $0.peers >= 0 }?.drops ?? [:]
+            lines.append("drops by reason, whole load: \(SoakReport.dropText(drops, since: [:]))")
+            let defects = drops.filter { Self.defectDrops.contains($0.key) }
             if !defects.isEmpty { failures.append("drops that mean a defect: \(SoakReport.dropText(defects, since: [:]))") }
         }
         if !state.churnFailures.isEmpty {
