@@ -8,10 +8,11 @@ packages=(libsqlite3-dev libssl-dev libsrtp2-dev libvpx-dev libopus-dev pkg-conf
           libavformat-dev libavcodec-dev libavutil-dev libyuv-dev libpulse-dev libsdl2-dev libx11-dev)
 # The interop peers: a browser for the simulcast test, ffprobe for recorded files; the network
 # harness (namespaces, NAT with iptables, curl to probe a server inside one), a real TURN server
-# (coturn), a TLS proxy (nginx), and an X server with two clients to draw on it for screen capture
-# (xvfb, x11-apps), a user-space sound server with null sinks for the microphone and speaker
-# (pulseaudio, pulseaudio-utils).
-[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl xvfb x11-apps pulseaudio pulseaudio-utils)
+# (coturn), a TLS proxy (nginx), the sqlite3 shell the soak's integrity check runs, an X server
+# with two clients to draw on it for screen capture (xvfb, x11-apps), and a user-space sound
+# server with null sinks for the microphone and speaker (pulseaudio, pulseaudio-utils).
+[ "${1:-}" = "--interop" ] && packages+=(chromium ffmpeg iproute2 iptables coturn nginx-light openssl curl sqlite3 xvfb x11-apps
+                                         pulseaudio pulseaudio-utils)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

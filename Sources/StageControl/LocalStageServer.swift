@@ -50,11 +50,15 @@ public final class LocalStageServer: @unchecked Sendable {
     }
 
     /// Starts the process and waits for `/healthz`.
-    public func start() async throws {
+    /// - Parameter keepingPorts: reuse the media ports of the previous start (a restart after a
+    ///   crash, so clients find the server where it was); new free ones otherwise.
+    public func start(keepingPorts: Bool = false) async throws {
         let process = Process()
         process.executableURL = binary
-        mediaPort = try FreePort.udp()
-        repeat { mediaTCPPort = try FreePort.tcp() } while mediaTCPPort == port
+        if !keepingPorts || mediaPort == 0 {
+            mediaPort = try FreePort.udp()
+            repeat { mediaTCPPort = try FreePort.tcp() } while mediaTCPPort == port
+        }
         process.arguments = ["--http-port", "\(port)", "--data-dir", dataDirectory.path, "--host", host,
                              "--media-port", "\(mediaPort)", "--media-tcp-port", "\(mediaTCPPort)",
                              "--log-level", "notice", "--exit-when-stdin-closes"] + extraArguments
@@ -85,6 +89,13 @@ public final class LocalStageServer: @unchecked Sendable {
     public func stop() {
         guard let process, process.isRunning else { return }
         process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// SIGKILL, as a crash or the OOM killer would: no shutdown code runs. Waits for the exit.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

@@ -12,8 +12,12 @@ final class MediaService: @unchecked Sendable {
     let candidates: HostCandidates
     let hub: SignalingHub
     private(set) var publishers: [String: PublisherSession] = [:]     // participant id → session
-    private var subscribers: [String: SubscriberSession] = [:]        // resource id → session
-    private var publisherResources: [String: PublisherSession] = [:]  // resource id → session
+    private var subscribers: [String: SubscriberSession] = [:] {       // resource id → session
+        didSet { ServerMetrics.mediaSessions(subscribers: subscribers.count, consumers: subscribers.values.reduce(0) { $0 + $1.consumers.count }) }
+    }
+    private var publisherResources: [String: PublisherSession] = [:] { // resource id → session
+        didSet { ServerMetrics.mediaSessions(publishers: publisherResources.count) }
+    }
     /// (subscriber participant id, publisher id) → resource ids of the subscriber's sessions.
     private var subscriptionsBySubscriber: [String: [String]] = [:]
 

@@ -32,4 +32,18 @@ enum ServerMetrics {
     static let connectedParticipants = Gauge(label: "proscenium_participants_connected")
     static let publishingParticipants = Gauge(label: "proscenium_participants_publishing")
     static let activeSessions = Gauge(label: "proscenium_stage_sessions_active")
+
+    /// Media peer connections by role, and the consumers of the subscribe ones: what a soak
+    /// compares with the clients it knows are live (a peer that vanished stays until its
+    /// consent expires).
+    static let publishPeers = Gauge(label: "proscenium_media_peers", dimensions: [("role", "publish")])
+    static let subscribePeers = Gauge(label: "proscenium_media_peers", dimensions: [("role", "subscribe")])
+    static let consumers = Gauge(label: "proscenium_media_consumers")
+
+    /// Updates the media session gauges (on the media event loop, when a session opens or closes).
+    static func mediaSessions(publishers: Int) { publishPeers.record(publishers) }
+    static func mediaSessions(subscribers: Int, consumers count: Int) {
+        subscribePeers.record(subscribers)
+        consumers.record(count)
+    }
 }
