@@ -55,7 +55,7 @@ final class ICETCPHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     let engine: MediaEngine
     let connection: ICETCPConnection
-    private var burst = MediaEngine.ReadBurst()
+    private let burst = MediaEngine.ReadBurst()
 
     init(engine: MediaEngine, connection: ICETCPConnection) {
         self.engine = engine

@@ -11,19 +11,36 @@ import NIOCore
 /// the handling of a packet, where a flush could fail, close a channel and call back in.
 extension MediaEngine {
     /// One handler's open burst, so it begins and ends the engine's burst exactly once.
-    struct ReadBurst {
+    ///
+    /// A class, not a struct: ending the outermost burst flushes, a flush can close the very
+    /// channel whose handler is ending its burst, and that channel's `channelInactive` ends the
+    /// burst again from inside the first call. On a struct that second call is a nested
+    /// mutating access to the handler's property while the first is still running, which Swift
+    /// stops with "Fatal access conflict detected" (the soak's crash after 20 minutes, with
+    /// ICE-TCP clients vanishing); here `isOpen` is already false and the inner call returns.
+    final class ReadBurst {
         private var isOpen = false
 
-        mutating func begin(_ engine: MediaEngine) {
-            guard !isOpen else { return }
-            isOpen = true
-            engine.beginRead()
+        func begin(_ engine: MediaEngine) {
+            begin(engine.beginRead)
         }
 
-        mutating func end(_ engine: MediaEngine) {
+        func end(_ engine: MediaEngine) {
+            end(engine.endRead)
+        }
+
+        /// Opens the burst; `beginRead` tells the engine (once).
+        func begin(_ beginRead: () -> Void) {
+            guard !isOpen else { return }
+            isOpen = true
+            beginRead()
+        }
+
+        /// Closes the burst; `endRead` tells the engine (once), and may call back in.
+        func end(_ endRead: () -> Void) {
             guard isOpen else { return }
             isOpen = false
-            engine.endRead()
+            endRead()
         }
     }
 

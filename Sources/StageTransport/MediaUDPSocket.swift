@@ -32,7 +32,7 @@ final class MediaChannelHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     let engine: MediaEngine
     let socket: MediaUDPSocket
-    private var burst = MediaEngine.ReadBurst()
+    private let burst = MediaEngine.ReadBurst()
 
     init(engine: MediaEngine, socket: MediaUDPSocket) {
         self.engine = engine
