@@ -89,6 +89,23 @@ import Testing
         Malformed("a JSON string", field: "request body", rule: "must be a JSON object, got a string") { _ = try tokenRequest(#""stage""#) },
         // Valid JSON, but a number.
         Malformed("a JSON number", field: "request body", rule: "got a number") { _ = try tokenRequest("42") },
+        // A key twice in one object: Foundation keeps the first and never checks the second.
+        Malformed("a repeated key", field: "request body", rule: #"key "name" appears twice"#) {
+            _ = try stageName(#"{"name": "a", "name": "\q"}"#)
+        },
+        Malformed("a repeated key spelled with an escape", field: "request body", rule: #"key "name" appears twice"#) {
+            _ = try stageName(#"{"name": "a", "n\u0061me": "b"}"#)
+        },
+        Malformed("a repeated key in a nested object", field: "request body", rule: #"key "k" appears twice"#) {
+            _ = try tokenRequest(#"{"attributes": {"k": "1", "k": "2"}}"#)
+        },
+        // Nesting deeper than any IVS body: refused before the slow decoder sees it.
+        Malformed("17 levels of nesting", field: "request body", rule: "nested deeper than 16 levels") {
+            _ = try tokenRequest(#"{"attributes": "# + String(repeating: "[", count: 16) + String(repeating: "]", count: 16) + "}")
+        },
+        Malformed("512 levels of nesting", field: "request body", rule: "nested deeper than 16 levels") {
+            _ = try tokenRequest(String(repeating: "[", count: 512) + String(repeating: "]", count: 512))
+        },
         // name must be a string.
         Malformed(#"{"name": 5}"#, field: "name", rule: "must be a string, got a number") { _ = try stageName(#"{"name": 5}"#) },
         // A member the operation does not have.

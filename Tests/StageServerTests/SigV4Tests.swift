@@ -342,4 +342,19 @@ import Testing
         #expect(SigV4.parseAmzDate(Self.suiteAmzDate) == Self.suiteDate)
         #expect(SigV4.parseAmzDate("2015-08-30T12:36:00Z") == nil)
     }
+
+    @Test("amzDate is read by hand exactly as it is written, for every day of four years and odd times")
+    func amzDateByHand() {
+        // 1999-12-31 to 2004-01-01: leap years 2000 (divisible by 400) and 2004, and 2100's rule below.
+        for day in 0..<(366 * 4 + 2) {
+            let date = Date(timeIntervalSince1970: 946_598_400 + Double(day) * 86_400 + Double(day % 86_400 * 37 % 86_400))
+            #expect(SigV4.parseAmzDate(SigV4.amzDateFormat(date)) == date, "\(SigV4.amzDateFormat(date))")
+        }
+        for text in ["21000229T000000Z", "20230229T000000Z", "20261301T000000Z", "20261100T000000Z", "20261125T240000Z",
+                     "20261125T106000Z", "20261125T101560Z", "20261125 101500Z", "20261125T101500z", "2026112T5101500Z",
+                     "+0261125T101500Z", "20261125T101500", "", "20261125T101500Z0"] {
+            #expect(SigV4.parseAmzDate(text) == nil, "\(text)")
+        }
+        #expect(SigV4.parseAmzDate("20000229T235959Z") != nil && SigV4.parseAmzDate("20240229T000000Z") != nil)
+    }
 }

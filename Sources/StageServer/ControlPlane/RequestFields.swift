@@ -11,6 +11,7 @@ struct RequestFields {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return RequestFields(path: "", members: [:])
         }
+        try JSONBodyShape.check(body)
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(body))
