@@ -480,10 +480,14 @@ def test_audio_and_video_stay_in_sync(comp_server, tmp_path):
     flashes, beeps = flash_and_beep_times(capture)
     # A capture that starts during a flash or a beep sees only its end: count whole ones.
     flashes, beeps = [f for f in flashes if f > 0.1], [b for b in beeps if b > 0.1]
-    skews = [min(beeps, key=lambda b: abs(b - f)) - f for f in flashes if beeps]
+    # The two tracks of a capture need not start together: a flash whose beep fell before the
+    # audio's first sample has no beep within half a period (one a second), and is left out;
+    # a real skew that large would leave fewer than two pairs and fail below.
+    nearest = [(min(beeps, key=lambda b: abs(b - f)) - f) for f in flashes if beeps]
+    skews = [s for s in nearest if abs(s) < 0.5]
     print("flashes", [round(f, 3) for f in flashes], "beeps", [round(b, 3) for b in beeps])
-    print("audio minus video (ms):", [round(s * 1000) for s in skews])
-    assert len(skews) >= 2
+    print("audio minus video (ms):", [round(s * 1000) for s in nearest])
+    assert len(skews) >= 2, nearest
     assert all(abs(s) <= 0.040 for s in skews), skews
 
 
