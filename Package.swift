@@ -48,8 +48,9 @@ let package = Package(
         // and libyuv (scaling, blending). Only StageCompositor links them (see README, Licence).
         .systemLibrary(name: "CAV", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
-        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        // No pkgConfig for these two: their .pc files add -pthread/-D_REENTRANT, flags SwiftPM refuses.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
         // HLS: the part/segment model and the playlist writers (LL-HLS, classic, VOD, master),
         // shared by the compositor (produces parts) and the server (serves, blocks). Foundation only.

@@ -1,4 +1,4 @@
 #ifndef PROSCENIUM_CSDL2_SHIM_H
 #define PROSCENIUM_CSDL2_SHIM_H
-#include <SDL.h>
+#include <SDL2/SDL.h>
 #endif

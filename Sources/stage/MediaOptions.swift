@@ -98,7 +98,7 @@ struct MediaOptions: ParsableArguments {
     static func liveCamera(_ path: String) throws -> DeviceDescriptor {
         do {
             let camera = try Y4MPipeCamera.shared(path: path)
-            let name = DeviceDescriptor.camera(pipe: path).friendlyName ?? path
+            let name = DeviceDescriptor.camera(pipe: path).friendlyName
             let line = "camera: \(name) \(camera.width)x\(camera.height) at \(camera.framerate) fps\n"
             FileHandle.standardError.write(Data(line.utf8))
         } catch {
@@ -133,7 +133,7 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "test":
             streams.append(LocalStageStream(device: Self.device(.video), configuration: configuration, muted: muteCamera))
-        case "screen", _ where camera.hasPrefix("screen:"):
+        case _ where camera == "screen" || camera.hasPrefix("screen:"):
             let display = camera == "screen" ? nil : String(camera.dropFirst("screen:".count))
             streams.append(LocalStageStream(device: try screen(display), configuration: configuration, muted: muteCamera))
         case _ where camera.hasPrefix("/dev/video"):
@@ -152,7 +152,7 @@ struct MediaOptions: ParsableArguments {
         case "none": break
         case "tone":
             streams.append(LocalStageStream(device: Self.device(.audio), configuration: configuration, muted: muteMic))
-        case "alsa", _ where mic.hasPrefix("alsa:"):
+        case _ where mic == "alsa" || mic.hasPrefix("alsa:"):
             let device = mic == "alsa" ? "default" : String(mic.dropFirst("alsa:".count))
             do {
                 _ = try FFmpegMicrophone.alsa(device: device)   // opened now: a missing device is reported before joining
@@ -160,7 +160,7 @@ struct MediaOptions: ParsableArguments {
                 throw ValidationError("--mic: \(error)")
             }
             streams.append(LocalStageStream(device: .microphone(alsa: device), configuration: configuration, muted: muteMic))
-        case "-", _ where Self.isFIFO(mic):
+        case _ where mic == "-" || Self.isFIFO(mic):
             do {
                 _ = try WAVPipeMicrophone.shared(path: mic)
             } catch {
