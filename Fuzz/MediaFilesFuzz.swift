@@ -3,7 +3,9 @@
 // input goes to both. Beyond "never crashes, never hangs":
 // - a header that parses serializes to a header that parses back to the same value;
 // - every frame has the header's size; a WAV's data never claims more bytes than the input has;
-// - looping sources return after at most one rewind (an empty file ends, it does not spin).
+// - looping sources return after at most one rewind (an empty file ends, it does not spin);
+// - the live-stream parsers (Y4MStreamParser, WAVStreamParser), fed the same bytes in pieces of
+//   a size the input picks, give the file readers' frames and format, and only their errors.
 //
 // Built with the device and file sources (no C modules) and VideoFrame.swift in one module:
 //   swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia -use-ld=lld \
@@ -18,6 +20,8 @@ public func fuzzMediaFiles(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     fuzzY4M(bytes)
     fuzzWAV(bytes)
+    fuzzY4MStream(bytes)
+    fuzzWAVStream(bytes)
     return 0
 }
 
@@ -70,5 +74,66 @@ private func fuzzWAV(_ bytes: [UInt8]) {
                 fatalError("FileMicrophone frame of \(frame.samples.count) samples")
             }
         }
+    }
+}
+
+/// The pieces a live stream arrives in: a size from the input's first byte.
+private func pieces(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    let size = 1 + Int(bytes.first ?? 0) % 97
+    return stride(from: 0, to: bytes.count, by: size).map { bytes[$0..<min(bytes.count, $0 + size)] }
+}
+
+private func fuzzY4MStream(_ bytes: [UInt8]) {
+    var parser = Y4MStreamParser()
+    var streamed: [VideoFrame] = []
+    var streamError: Y4MError?
+    outer: for piece in pieces(bytes) {
+        parser.append(piece)
+        do {
+            while let frame = try parser.nextFrame() { streamed.append(frame) }
+        } catch {
+            streamError = error
+            break outer
+        }
+    }
+    var filed: [VideoFrame] = []
+    var fileError: Y4MError?
+    if var reader = try? Y4MReader(bytes: bytes) {
+        while filed.count <= streamed.count + 1 {
+            do {
+                guard let frame = try reader.nextFrame() else { break }
+                filed.append(frame)
+            } catch {
+                fileError = error
+                break
+            }
+        }
+    }
+    // Every frame the stream gave, the file reader gives too, identical and in order.
+    for (index, frame) in streamed.enumerated() {
+        guard index < filed.count, filed[index].y == frame.y, filed[index].u == frame.u, filed[index].v == frame.v else {
+            fatalError("Y4M stream frame \(index) differs from the file reader's")
+        }
+    }
+    // A stream that stopped on an error: the file reader stops there too (not later).
+    if streamError != nil, fileError == nil, filed.count > streamed.count {
+        fatalError("Y4M stream refused what the file reader read: \(String(describing: streamError))")
+    }
+}
+
+private func fuzzWAVStream(_ bytes: [UInt8]) {
+    var parser = WAVStreamParser()
+    for piece in pieces(bytes) {
+        parser.append(piece)
+        do {
+            while let block = try parser.nextBlock(sampleFrames: 7) {
+                guard let format = parser.format, block.count == 7 * format.channels else { fatalError("WAV stream block of \(block.count)") }
+            }
+        } catch {
+            return
+        }
+    }
+    if let reader = try? WAVReader(bytes: bytes), let format = parser.format, format != reader.format {
+        fatalError("WAV stream format \(format) differs from the file reader's \(reader.format)")
     }
 }
