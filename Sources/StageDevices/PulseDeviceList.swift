@@ -12,6 +12,14 @@ public struct PulseDeviceInfo: Sendable, Hashable {
     public var isDefault: Bool
 }
 
+extension PulseDeviceInfo {
+    /// From the fields a source or sink info record shares (the default flag is set later).
+    init(name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec, isMonitor: Bool) {
+        self.init(name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
+                  sampleRate: Int(spec.rate), channels: Int(spec.channels), isMonitor: isMonitor, isDefault: false)
+    }
+}
+
 /// Lists the sources and sinks of the PulseAudio server (PipeWire's Pulse server too) through
 /// the asynchronous API, driven here until done or `timeout`.
 public enum PulseDeviceList {
@@ -65,18 +73,15 @@ public enum PulseDeviceList {
             pa_context_get_source_info_list(context, { _, info, last, data in
                 guard last == 0, let info, let data else { return }
                 let answers = Unmanaged<Answers>.fromOpaque(data).takeUnretainedValue()
-                answers.devices.sources.append(PulseDeviceInfo(
-                    name: String(cString: info.pointee.name), description: info.pointee.description.map { String(cString: $0) } ?? "",
-                    sampleRate: Int(info.pointee.sample_spec.rate), channels: Int(info.pointee.sample_spec.channels),
-                    isMonitor: info.pointee.monitor_of_sink != UInt32.max, isDefault: false))
+                answers.devices.sources.append(PulseDeviceInfo(name: info.pointee.name, description: info.pointee.description,
+                                                               spec: info.pointee.sample_spec,
+                                                               isMonitor: info.pointee.monitor_of_sink != UInt32.max))
             }, pointer),
             pa_context_get_sink_info_list(context, { _, info, last, data in
                 guard last == 0, let info, let data else { return }
                 let answers = Unmanaged<Answers>.fromOpaque(data).takeUnretainedValue()
-                answers.devices.sinks.append(PulseDeviceInfo(
-                    name: String(cString: info.pointee.name), description: info.pointee.description.map { String(cString: $0) } ?? "",
-                    sampleRate: Int(info.pointee.sample_spec.rate), channels: Int(info.pointee.sample_spec.channels),
-                    isMonitor: false, isDefault: false))
+                answers.devices.sinks.append(PulseDeviceInfo(name: info.pointee.name, description: info.pointee.description,
+                                                             spec: info.pointee.sample_spec, isMonitor: false))
             }, pointer),
         ]
         defer { for operation in operations { if let operation { pa_operation_unref(operation) } } }

@@ -14,17 +14,6 @@ import StageWire
 /// RTP sent over WHIP comes out of a WHEP subscription rewritten to the consumer's SSRC.
 @Suite(.serialized)
 struct ClientTransportTests {
-    func post(_ url: URL, _ offer: String, token: String) async throws -> String {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = Data(offer.utf8)
-        request.setValue("application/sdp", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 201)
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test("packets published over WHIP reach a WHEP subscriber, renumbered for it")
     func whipToWhep() async throws {
         let server = try LocalStageServer()
@@ -38,7 +27,7 @@ struct ClientTransportTests {
 
         let publisher = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly, ssrc: 0x1111)], context: context, eventLoop: loop)
         try await publisher.open()
-        try await publisher.connect(answer: try await post(server.baseURL.appendingPathComponent("whip"), publisher.offer(), token: publisherToken.token ?? ""))
+        try await publisher.connect(answer: try await postSDPOffer(server.baseURL.appendingPathComponent("whip"), publisher.offer(), token: publisherToken.token ?? ""))
 
         let received = Mutex<[(ssrc: UInt32, sequence: UInt16)]>([])
         let viewer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: loop)
@@ -48,7 +37,7 @@ struct ClientTransportTests {
         }
         try await viewer.open()
         let whep = server.baseURL.appendingPathComponent("whep/\(publisherToken.participantId ?? "")")
-        let answer = try await post(whep, viewer.offer(), token: viewerToken.token ?? "")
+        let answer = try await postSDPOffer(whep, viewer.offer(), token: viewerToken.token ?? "")
         try await viewer.connect(answer: answer)
         try await Task.sleep(for: .milliseconds(200))
 

@@ -11,17 +11,6 @@ import StageTransport
 /// sessions a real server holds: what `stage-bench soak` compares with its live clients.
 @Suite(.serialized)
 struct MediaGaugeTests {
-    func post(_ url: URL, _ offer: String, token: String) async throws -> String {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = Data(offer.utf8)
-        request.setValue("application/sdp", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 201)
-        return String(decoding: data, as: UTF8.self)
-    }
-
     /// (publish peers, subscribe peers, consumers) from /metrics.
     func gauges(_ server: LocalStageServer) async throws -> [Int] {
         let text = try await server.metrics()
@@ -57,12 +46,12 @@ struct MediaGaugeTests {
         let publisher = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly, rids: ["q", "h", "f"])],
                                              context: context, eventLoop: loop)
         try await publisher.open(host: "127.0.0.1")
-        try await publisher.connect(answer: try await post(server.baseURL.appendingPathComponent("whip"), publisher.offer(),
+        try await publisher.connect(answer: try await postSDPOffer(server.baseURL.appendingPathComponent("whip"), publisher.offer(),
                                                            token: publisherToken.token ?? ""))
         let viewer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: loop)
         try await viewer.open(host: "127.0.0.1")
         let whep = server.baseURL.appendingPathComponent("whep/\(publisherToken.participantId ?? "")")
-        try await viewer.connect(answer: try await post(whep, viewer.offer(), token: viewerToken.token ?? ""))
+        try await viewer.connect(answer: try await postSDPOffer(whep, viewer.offer(), token: viewerToken.token ?? ""))
         #expect(try await waitFor([1, 1, 1], server) == [1, 1, 1])
 
         await viewer.close()   // close_notify: the server frees the session at once
