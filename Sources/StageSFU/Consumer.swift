@@ -1,3 +1,5 @@
+import StageWire
+
 /// One subscriber's copy of a producer (mediasoup's Consumer): decides nothing about layers,
 /// rewrites headers through its `RTPMunger` and hands each packet to its transport.
 public final class Consumer {
@@ -15,10 +17,25 @@ public final class Consumer {
     /// Sends a Sender Report for this consumer's stream: (ssrc, ntp, rtp time, packets, octets).
     public var sendSenderReport: ((_ ssrc: UInt32, _ ntpTime: UInt64, _ rtpTime: UInt32, _ packets: UInt32, _ octets: UInt32) -> Void)?
     public var onProducerClosed: (() -> Void)?
+    /// The RTX stream (RFC 4588) this consumer resends on, when the subscriber negotiated one.
+    public private(set) var retransmission: Retransmission?
+    private var retransmissionSequence = UInt16.random(in: .min ... .max)
+    /// Where RTX packets are built: one packet, allocated when RTX is enabled.
+    private var retransmissionBuffer: UnsafeMutableRawBufferPointer?
     /// Its producer's observer (kept here: the producer is a weak reference read per packet).
     private var observer: (any ForwardingObserver)?
 
     public var outgoingSSRC: UInt32 { munger.outgoingSSRC }
+
+    /// An RTX stream: its SSRC (`a=ssrc-group:FID` with the consumer's) and payload type (`apt=`).
+    public struct Retransmission: Sendable, Equatable {
+        public var ssrc: UInt32
+        public var payloadType: UInt8
+        public init(ssrc: UInt32, payloadType: UInt8) {
+            self.ssrc = ssrc
+            self.payloadType = payloadType
+        }
+    }
 
     public init(id: String, producer: Producer, outgoingSSRC: UInt32, payloadType: UInt8,
                 send: @escaping (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool) {
@@ -29,6 +46,16 @@ public final class Consumer {
         if !producer.layers.isEmpty { selector = LayerSelector() }
         observer = producer.observer
         producer.attach(self)
+    }
+
+    deinit { retransmissionBuffer?.deallocate() }
+
+    /// Resends lost packets on `stream` from now on (video only: audio is never resent).
+    public func enableRetransmission(_ stream: Retransmission) {
+        retransmission = stream
+        if retransmissionBuffer == nil {
+            retransmissionBuffer = .allocate(byteCount: PacketCache.slotSize + RTPRetransmission.originalSequenceSize, alignment: 8)
+        }
     }
 
     /// Sets the simulcast layer the subscriber wants (nil: the highest available); the switch
@@ -65,26 +92,43 @@ public final class Consumer {
                           UInt32(truncatingIfNeeded: packetsForwarded), UInt32(truncatingIfNeeded: octetsForwarded))
     }
 
-    /// The subscriber reports lost packets (its sequence numbers): resend those still cached.
+    /// The subscriber reports lost packets (its sequence numbers): resend those still cached,
+    /// as RTX packets when the subscriber negotiated RTX (RFC 4588), else as they were.
     /// - Returns: how many were resent.
     @discardableResult
-    public func retransmit(_ lost: [UInt16]) -> Int {
+    public func retransmit(_ lost: [UInt16], now: ContinuousClock.Instant = .now) -> Int {
         var resent = 0
         defer { observer?.retransmitted(requested: lost.count, answered: resent) }
-        guard let producer, let cache = producer.cache, let source = munger.currentSource else {
+        guard let producer, !producer.caches.isEmpty else {
             for _ in lost { observer?.dropped(.nackNotCached) }
             return 0
         }
         for outgoing in lost {
-            var found = false
-            cache.withPacket(ssrc: source, sequence: munger.sourceSequence(for: outgoing)) { packet in
-                found = true
-                let fields = RTPFixedFields(packet)
-                if send(packet, { munger.rewriteRetransmission($0, source: fields) }) { resent += 1 }
+            guard let origin = munger.origin(ofOutgoing: outgoing),
+                  producer.withCachedPacket(ssrc: origin.source, sequence: origin.sequenceNumber, now: now, { packet in
+                      if resend(packet, outgoing: outgoing, origin: origin) { resent += 1 }
+                  })
+            else {
+                observer?.dropped(.nackNotCached)
+                continue
             }
-            if !found { observer?.dropped(.nackNotCached) }
         }
         return resent
+    }
+
+    /// Sends one cached packet again as the `outgoing` packet it was.
+    private func resend(_ packet: UnsafeRawBufferPointer, outgoing: UInt16, origin: RTPMunger.Origin) -> Bool {
+        let fields = RTPFixedFields(packet)
+        guard let retransmission, let buffer = retransmissionBuffer else {
+            return send(packet) { munger.rewriteRetransmission($0, source: fields, outgoing: outgoing, origin: origin) }
+        }
+        guard let payload = try? RTPHeader.parse(packet).payload,
+              let length = RTPRetransmission.wrap(packet, payload: payload, into: buffer, ssrc: retransmission.ssrc,
+                                                  payloadType: retransmission.payloadType, sequenceNumber: retransmissionSequence,
+                                                  originalSequence: outgoing, timestamp: fields.timestamp &+ origin.timestampOffset)
+        else { return false }
+        retransmissionSequence &+= 1
+        return send(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { _ in }
     }
 
     /// The subscriber needs a keyframe (it sent a PLI/FIR, or its transport just connected): of

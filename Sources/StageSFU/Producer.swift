@@ -24,8 +24,9 @@ public final class Producer {
     /// A layer silent this long no longer counts as flowing.
     public static let layerTimeout: Duration = .milliseconds(1500)
     var consumers: [Consumer] = []
-    /// Recent packets, for answering NACKs (video only: audio is not retransmitted).
-    let cache: PacketCache?
+    /// Recent packets for answering NACKs, one cache per simulcast layer (or one for a plain
+    /// track); none for audio, which is not retransmitted.
+    let caches: [PacketCache]
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
     private var lastKeyframeRequest: ContinuousClock.Instant?
@@ -49,7 +50,7 @@ public final class Producer {
         layerSSRCs = Array(repeating: nil, count: layers.count)
         lastPacketAt = Array(repeating: nil, count: layers.count)
         flowing = Array(repeating: false, count: layers.count)
-        cache = kind == .video ? PacketCache() : nil
+        caches = kind == .video ? (0..<max(1, layers.count)).map { _ in PacketCache() } : []
     }
 
     /// One RTP packet from the publisher (decrypted, header checked).
@@ -71,7 +72,9 @@ public final class Producer {
             plainSSRC = ssrc
             ssrcs.insert(ssrc)
         }
-        cache?.store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber)
+        if !caches.isEmpty {
+            caches[caches.indices.contains(layer) ? layer : 0].store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
+        }
         guard !isMuted else {
             observer?.dropped(.muted)
             return
@@ -88,6 +91,12 @@ public final class Producer {
                 return starts
             }
         }
+    }
+
+    /// Calls `body` with a recent packet of this track, if a cache still holds it.
+    /// - Returns: whether one did.
+    func withCachedPacket(ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        caches.contains { $0.withPacket(ssrc: ssrc, sequence: sequence, now: now, body) }
     }
 
     /// A Sender Report from the publisher for one of this track's SSRCs: each consumer that

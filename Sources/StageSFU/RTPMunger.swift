@@ -16,6 +16,11 @@ public struct RTPMunger: Sendable {
     /// The source whose numbering the offsets are for.
     private var sourceSSRC: UInt32?
     private var lastForwardedAt: ContinuousClock.Instant?
+    /// The latest sources and where their outgoing numbering began, newest last, so a NACK
+    /// for a packet sent before a layer switch still finds its original.
+    private var epochs: [Epoch] = []
+    /// Sources remembered for NACKs: a switch a second is already more than a subscriber sees.
+    static let rememberedEpochs = 4
     /// RTP clock ticks per millisecond of the 90 kHz video clock: sources switch between
     /// simulcast video layers.
     static let ticksPerMillisecond: UInt32 = 90
@@ -42,6 +47,11 @@ public struct RTPMunger: Sendable {
             sequenceOffset = lastSequence &+ 1 &- sequence
             timestampOffset = lastTimestamp &+ milliseconds &* Self.ticksPerMillisecond &- timestamp
         }
+        if epochs.last?.source != ssrc {
+            if epochs.count == Self.rememberedEpochs { epochs.removeFirst() }
+            epochs.append(Epoch(source: ssrc, firstOutgoing: sequence &+ sequenceOffset, sequenceOffset: sequenceOffset,
+                                timestampOffset: timestampOffset))
+        }
         lastForwardedAt = now
         let outSequence = sequence &+ sequenceOffset
         let outTimestamp = timestamp &+ timestampOffset
@@ -52,10 +62,27 @@ public struct RTPMunger: Sendable {
         write(packet, sequence: outSequence, timestamp: outTimestamp)
     }
 
-    /// Rewrites a cached packet of the current source being sent again (a NACK answer) with
-    /// the mapping already in place; changes nothing in the munger.
-    public func rewriteRetransmission(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields) {
-        write(packet, sequence: outgoingSequence(for: source.sequenceNumber), timestamp: outgoingTimestamp(for: source.timestamp))
+    /// Where an outgoing packet came from: its source, its sequence number there, and the
+    /// offset that puts that source's timestamps on the outgoing timeline.
+    public struct Origin: Sendable, Equatable {
+        public var source: UInt32
+        public var sequenceNumber: UInt16
+        public var timestampOffset: UInt32
+    }
+
+    /// The origin of an outgoing sequence number already sent (for answering a NACK), across
+    /// the last `rememberedEpochs` source switches; nil when it is not one we sent.
+    public func origin(ofOutgoing outgoing: UInt16) -> Origin? {
+        guard started, outgoing == lastSequence || Self.isNewer(lastSequence, than: outgoing) else { return nil }
+        // The newest epoch that began at or before it (RFC 1982 order, relative to the last sent).
+        guard let epoch = epochs.last(where: { outgoing == $0.firstOutgoing || Self.isNewer(outgoing, than: $0.firstOutgoing) }) else { return nil }
+        return Origin(source: epoch.source, sequenceNumber: outgoing &- epoch.sequenceOffset, timestampOffset: epoch.timestampOffset)
+    }
+
+    /// Rewrites a cached packet being sent again in its original form (a NACK answer without
+    /// RTX) as the `outgoing` packet it was, on its epoch's timeline; changes nothing in the munger.
+    public func rewriteRetransmission(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields, outgoing: UInt16, origin: Origin) {
+        write(packet, sequence: outgoing, timestamp: source.timestamp &+ origin.timestampOffset)
     }
 
     private func write(_ packet: UnsafeMutableRawBufferPointer, sequence: UInt16, timestamp: UInt32) {
@@ -70,10 +97,13 @@ public struct RTPMunger: Sendable {
     /// The source SSRC currently forwarded.
     public var currentSource: UInt32? { sourceSSRC }
 
-    /// The outgoing sequence number a source sequence number maps to (for translating NACKs).
-    public func outgoingSequence(for sourceSequence: UInt16) -> UInt16 { sourceSequence &+ sequenceOffset }
-    /// The source sequence number an outgoing one came from.
-    public func sourceSequence(for outgoing: UInt16) -> UInt16 { outgoing &- sequenceOffset }
+    /// A run of outgoing packets from one source, with the offsets it was sent with.
+    private struct Epoch: Sendable {
+        var source: UInt32
+        var firstOutgoing: UInt16
+        var sequenceOffset: UInt16
+        var timestampOffset: UInt32
+    }
 
     /// RFC 1982 serial-number comparison for 16-bit sequence numbers.
     static func isNewer(_ a: UInt16, than b: UInt16) -> Bool {

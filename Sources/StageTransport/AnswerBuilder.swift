@@ -11,10 +11,14 @@ public struct AnswerBuilder {
         public var ssrc: UInt32
         public var streamID: String
         public var trackID: String
-        public init(ssrc: UInt32, streamID: String, trackID: String) {
+        /// The SSRC of its RTX stream (RFC 4588), announced with `a=ssrc-group:FID` when the
+        /// section negotiated RTX.
+        public var retransmissionSSRC: UInt32?
+        public init(ssrc: UInt32, streamID: String, trackID: String, retransmissionSSRC: UInt32? = nil) {
             self.ssrc = ssrc
             self.streamID = streamID
             self.trackID = trackID
+            self.retransmissionSSRC = retransmissionSSRC
         }
     }
 
@@ -87,6 +91,11 @@ public struct AnswerBuilder {
             lines.append("a=msid:\(track.streamID) \(track.trackID)")
             lines.append("a=ssrc:\(track.ssrc) cname:\(cname)")
             lines.append("a=ssrc:\(track.ssrc) msid:\(track.streamID) \(track.trackID)")
+            if let rtx = track.retransmissionSSRC, section.retransmissionPayloadType != nil {
+                lines.append("a=ssrc-group:FID \(track.ssrc) \(rtx)")
+                lines.append("a=ssrc:\(rtx) cname:\(cname)")
+                lines.append("a=ssrc:\(rtx) msid:\(track.streamID) \(track.trackID)")
+            }
         }
         return lines
     }

@@ -52,6 +52,8 @@ public final class ClientPeerConnection: @unchecked Sendable {
     public var onRTCP: ((UnsafeMutableRawBufferPointer) -> Void)?
 
     public static let payloadTypes: [RemoteOffer.StreamKindName: UInt8] = [.video: 96, .audio: 111]
+    /// RTX (RFC 4588) for received video: the server resends lost packets on it.
+    public static let retransmissionPayloadType: UInt8 = 97
     /// Header extension ids of our offers: RFC 8843 mid and RFC 8852 rtp-stream-id.
     public static let midExtensionID: UInt8 = 1
     public static let ridExtensionID: UInt8 = 2
@@ -125,12 +127,14 @@ public final class ClientPeerConnection: @unchecked Sendable {
                      "a=group:BUNDLE \(tracks.map(\.mid).joined(separator: " "))", "a=msid-semantic: WMS *"]
         for track in tracks {
             let pt = Self.payloadTypes[track.kind] ?? 96
-            lines += ["m=\(track.kind.rawValue) 9 UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 0.0.0.0", "a=mid:\(track.mid)",
+            let rtx: UInt8? = track.kind == .video && track.direction == .recvonly ? Self.retransmissionPayloadType : nil
+            lines += ["m=\(track.kind.rawValue) 9 UDP/TLS/RTP/SAVPF \(pt)\(rtx.map { " \($0)" } ?? "")", "c=IN IP4 0.0.0.0", "a=mid:\(track.mid)",
                       "a=ice-ufrag:\(credentials.ufrag)", "a=ice-pwd:\(credentials.password)",
                       "a=fingerprint:sha-256 \(context.certificate.sdpFingerprint)", "a=setup:active",
                       "a=\(track.direction.rawValue)", "a=rtcp-mux", "a=rtcp-rsize",
                       track.kind == .video ? "a=rtpmap:\(pt) VP8/90000" : "a=rtpmap:\(pt) opus/48000/2"]
             if track.kind == .video { lines += ["a=rtcp-fb:\(pt) nack", "a=rtcp-fb:\(pt) nack pli"] }
+            if let rtx { lines += ["a=rtpmap:\(rtx) rtx/90000", "a=fmtp:\(rtx) apt=\(pt)"] }
             lines += ["a=extmap:\(Self.midExtensionID) \(RTPExtensionURI.mid)"]
             if track.direction == .sendonly {
                 lines += ["a=msid:\(streamId) \(track.trackId)"]

@@ -49,4 +49,26 @@ struct RTPMungerTests {
         #expect(RTPMunger.isNewer(0, than: 65535))
         #expect(!RTPMunger.isNewer(65535, than: 0))
     }
+
+    @Test("a sent sequence number maps back to its source and original number across the last four switches, and no further")
+    func originAcrossSwitches() {
+        var munger = RTPMunger(outgoingSSRC: 7, payloadType: 96)
+        #expect(munger.origin(ofOutgoing: 0) == nil, "nothing sent yet")
+        var sent: [(outgoing: UInt16, source: UInt32, sequence: UInt16)] = []
+        for source in UInt32(1)...5 {
+            for sequence in UInt16(1000 * source)..<UInt16(1000 * source + 3) {
+                let out = rewrite(&munger, Self.packet(ssrc: source, sequence: sequence, timestamp: 0), atMillisecond: Int(source) * 100)
+                sent.append((out.sequence, source, sequence))
+            }
+        }
+        for (outgoing, source, sequence) in sent {
+            let origin = munger.origin(ofOutgoing: outgoing)
+            if source == 1 {
+                #expect(origin == nil, "the fifth switch forgot the first source")
+            } else {
+                #expect(origin?.source == source && origin?.sequenceNumber == sequence)
+            }
+        }
+        #expect(munger.origin(ofOutgoing: sent.last!.outgoing &+ 1) == nil, "not sent yet")
+    }
 }

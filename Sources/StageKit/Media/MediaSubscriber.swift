@@ -62,6 +62,8 @@ final class MediaSubscriber: @unchecked Sendable {
         let now = MediaClock.nowMicros()
         if header.payloadType == ClientPeerConnection.payloadTypes[.video] {
             video?.receive(header: header, packet: packet, payload: payload, nowMicros: now, rttMicros: rttMicros)
+        } else if header.payloadType == ClientPeerConnection.retransmissionPayloadType {
+            video?.receiveRetransmission(header: header, packet: packet, payload: payload, nowMicros: now, rttMicros: rttMicros)
         } else if header.payloadType == ClientPeerConnection.payloadTypes[.audio] {
             audio?.receive(header: header, packet: packet, payload: payload, nowMicros: now)
         }

@@ -17,6 +17,9 @@ final class VideoTrackReceiver {
     private(set) var frameWidth = 0
     private(set) var frameHeight = 0
     private(set) var pliSent = 0
+    /// RTX packets (RFC 4588) that brought back a packet, and their payload bytes.
+    private(set) var retransmittedPacketsReceived = 0
+    private(set) var retransmittedBytesReceived = 0
 
     init(streamId: String, device: ImageDevice?) throws {
         self.streamId = streamId
@@ -27,6 +30,20 @@ final class VideoTrackReceiver {
     func receive(header: RTPHeader, packet: UnsafeRawBufferPointer, payload: Range<Int>, nowMicros: UInt64, rttMicros: UInt64) {
         counters.record(header, packetSize: packet.count, nowMicros: nowMicros)
         _ = jitter.insert(ReceivedRTPPacket(header: header, payload: packet[payload]), now: nowMicros)
+        for frame in jitter.popCompleteFrames(now: nowMicros, rtt: rttMicros) { decode(frame, nowMicros: nowMicros) }
+    }
+
+    /// An RTX packet of this stream (RFC 4588 §4): the original, known by the OSN its payload
+    /// starts with, goes into the jitter buffer; it is not counted as a packet of the stream.
+    /// One without an OSN (a padding-only probe) brings nothing back.
+    func receiveRetransmission(header: RTPHeader, packet: UnsafeRawBufferPointer, payload: Range<Int>, nowMicros: UInt64, rttMicros: UInt64) {
+        guard payload.count >= RTPRetransmission.originalSequenceSize else { return }
+        let originalSequence = UInt16(packet[payload.lowerBound]) << 8 | UInt16(packet[payload.lowerBound + 1])
+        let original = payload.dropFirst(RTPRetransmission.originalSequenceSize)
+        retransmittedPacketsReceived += 1
+        retransmittedBytesReceived += original.count
+        _ = jitter.insert(ReceivedRTPPacket(sequenceNumber: originalSequence, timestamp: header.timestamp, marker: header.marker,
+                                            payload: Array(packet[original])), now: nowMicros)
         for frame in jitter.popCompleteFrames(now: nowMicros, rtt: rttMicros) { decode(frame, nowMicros: nowMicros) }
     }
 
@@ -79,6 +96,8 @@ final class VideoTrackReceiver {
         values["frameHeight"] = .number(Double(frameHeight))
         values["nackCount"] = .number(Double(jitter.statistics.nacksSent))
         values["pliCount"] = .number(Double(pliSent))
+        values["retransmittedPacketsReceived"] = .number(Double(retransmittedPacketsReceived))
+        values["retransmittedBytesReceived"] = .number(Double(retransmittedBytesReceived))
         return RTCStats(id: "inbound-rtp-\(streamId)", type: "inbound-rtp", values: values)
     }
 }

@@ -108,12 +108,19 @@ final class MediaService: @unchecked Sendable {
                     return true
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
+                var retransmissionSSRC: UInt32?
+                if producer.kind == .video, let payloadType = section.retransmissionPayloadType {
+                    let rtx = UInt32.random(in: 0x1000...UInt32.max)
+                    consumer.enableRetransmission(.init(ssrc: rtx, payloadType: payloadType))
+                    retransmissionSSRC = rtx
+                }
                 consumer.sendSenderReport = { [weak peer] ssrc, ntp, rtp, packets, octets in
                     RTCPFeedback.senderReport(ssrc: ssrc, ntpTime: ntp, rtpTime: rtp, packets: packets, octets: octets)
                         .withUnsafeBytes { _ = peer?.sendRTCP($0) }
                 }
                 session.add(consumer)
-                outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)")
+                outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)",
+                                              retransmissionSSRC: retransmissionSSRC)
             }
             let key = subscriberId.map { "\($0)|\(publisherId)" }
             session.onClose = { [weak self] closed in
