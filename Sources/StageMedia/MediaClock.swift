@@ -1,4 +1,5 @@
 import Foundation
+import StageWire
 
 /// The clocks of media: capture times and RTP timestamps use the monotonic clock in µs
 /// (`VideoFrame.captureTimeMicros`); Sender Reports carry the wall clock as NTP time.

@@ -1,5 +1,3 @@
-public import StageWire
-
 /// The time arithmetic of RTCP reports (RFC 3550 §4, §6.4.1): NTP timestamps, the "compact"
 /// middle 32 bits used by LSR and DLSR, and the sender's round-trip time from a report block.
 /// Nothing here reads a clock: callers pass the times in.

@@ -1,5 +1,3 @@
-public import StageWire
-
 /// What a receiver reports about one incoming stream (one SSRC) in its RTCP report blocks
 /// (RFC 3550 §6.4.1): extended highest sequence number and validity per Appendix A.1,
 /// cumulative and fractional loss per A.3, interarrival jitter per A.8, and LSR/DLSR from the
