@@ -33,6 +33,8 @@ public enum KeyframeRequestReason: String, Sendable, Hashable, CaseIterable {
     case unmuted
     /// A subscriber chose another simulcast layer.
     case preferredLayer = "preferred_layer"
+    /// Packets lost on the way from the publisher could not be recovered by NACKs.
+    case upstreamLoss = "upstream_loss"
 }
 
 /// What the forwarding path tells its owner, to be counted. Called on the media event loop,
@@ -44,4 +46,6 @@ public protocol ForwardingObserver: AnyObject {
     func keyframeRequested(_ reason: KeyframeRequestReason)
     /// A subscriber's NACK: `requested` sequence numbers, of which `answered` were resent.
     func retransmitted(requested: Int, answered: Int)
+    /// The SFU asked the publisher for `count` packets lost on the way in (a NACK towards it).
+    func retransmissionRequested(count: Int)
 }

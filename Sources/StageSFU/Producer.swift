@@ -27,6 +27,13 @@ public final class Producer {
     /// Recent packets for answering NACKs, one cache per simulcast layer (or one for a plain
     /// track); none for audio, which is not retransmitted.
     let caches: [PacketCache]
+    /// What was lost on the way in, per cache (layer), to ask the publisher for again.
+    private var lossTrackers: [UpstreamLossTracker]
+    /// The SSRC each loss tracker follows (a new SSRC on a layer starts its numbering over).
+    private var trackedSSRCs: [UInt32?]
+    /// Sends a NACK towards the publisher: (media SSRC, lost sequence numbers). Nil: none are
+    /// sent (losses are then only repaired by keyframes).
+    public var requestRetransmission: ((_ ssrc: UInt32, _ sequences: [UInt16]) -> Void)?
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
     private var lastKeyframeRequest: ContinuousClock.Instant?
@@ -51,6 +58,8 @@ public final class Producer {
         lastPacketAt = Array(repeating: nil, count: layers.count)
         flowing = Array(repeating: false, count: layers.count)
         caches = kind == .video ? (0..<max(1, layers.count)).map { _ in PacketCache() } : []
+        lossTrackers = Array(repeating: UpstreamLossTracker(), count: caches.count)
+        trackedSSRCs = Array(repeating: nil, count: caches.count)
     }
 
     /// One RTP packet from the publisher (decrypted, header checked).
@@ -73,7 +82,9 @@ public final class Producer {
             ssrcs.insert(ssrc)
         }
         if !caches.isEmpty {
-            caches[caches.indices.contains(layer) ? layer : 0].store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
+            let index = caches.indices.contains(layer) ? layer : 0
+            caches[index].store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
+            trackLoss(index: index, ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
         }
         guard !isMuted else {
             observer?.dropped(.muted)
@@ -91,6 +102,60 @@ public final class Producer {
                 return starts
             }
         }
+    }
+
+    /// The SSRC a simulcast layer arrives on, once seen.
+    public func ssrc(ofLayer layer: Int) -> UInt32? {
+        layerSSRCs.indices.contains(layer) ? layerSSRCs[layer] : nil
+    }
+
+    /// Notes the packet's sequence number; a gap is asked for at once, one too large to repair
+    /// asks for a keyframe.
+    private func trackLoss(index: Int, ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant) {
+        guard let requestRetransmission else { return }
+        if trackedSSRCs[index] != ssrc {
+            trackedSSRCs[index] = ssrc
+            lossTrackers[index].reset()
+        }
+        switch lossTrackers[index].received(sequence, now: now) {
+        case .ok: break
+        case .gap(let lost):
+            observer?.retransmissionRequested(count: lost.count)
+            requestRetransmission(ssrc, lost)
+        case .tooLarge: keyframeNeeded(cacheIndex: index, reason: .upstreamLoss, now: now)
+        }
+    }
+
+    /// Asks the publisher again for what is still missing, and for a keyframe of a layer where
+    /// a packet was given up on. Called every `lossCheckInterval` by the publisher's session.
+    public func checkUpstreamLoss(now: ContinuousClock.Instant = .now) {
+        guard let requestRetransmission else { return }
+        for index in lossTrackers.indices {
+            guard let ssrc = trackedSSRCs[index] else { continue }
+            let (requests, gaveUp) = lossTrackers[index].due(now: now)
+            if !requests.isEmpty {
+                observer?.retransmissionRequested(count: requests.count)
+                requestRetransmission(ssrc, requests)
+            }
+            if gaveUp { keyframeNeeded(cacheIndex: index, reason: .upstreamLoss, now: now) }
+        }
+    }
+
+    /// A keyframe of the layer a cache (and loss tracker) belongs to.
+    private func keyframeNeeded(cacheIndex: Int, reason: KeyframeRequestReason, now: ContinuousClock.Instant) {
+        if layers.isEmpty {
+            keyframeNeeded(reason: reason, now: now)
+        } else {
+            keyframeNeeded(layer: cacheIndex, reason: reason, now: now)
+        }
+    }
+
+    /// How often `checkUpstreamLoss` should run.
+    public static let lossCheckInterval: Duration = .milliseconds(20)
+
+    /// Packets lost on the way in and then recovered, and given up on, over all layers.
+    public var upstreamRecovery: (recovered: Int, abandoned: Int) {
+        lossTrackers.reduce((0, 0)) { ($0.0 + $1.recovered, $0.1 + $1.abandoned) }
     }
 
     /// Calls `body` with a recent packet of this track, if a cache still holds it.

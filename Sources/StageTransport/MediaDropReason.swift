@@ -37,7 +37,8 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     case unknownSSRC = "unknown_ssrc"
     /// Simulcast RTP whose rid header extension names no layer of the offer.
     case unknownRID = "unknown_rid"
-    /// RTX (RFC 4588) from a publisher: the SFU answers NACKs from its own cache.
+    /// RTX (RFC 4588) from a publisher that restores nothing: padding only (a bandwidth probe),
+    /// or an RTX stream whose media stream is unknown (no FID group, no repaired-rid naming a layer).
     case retransmissionNotForwarded = "rtx_not_forwarded"
     /// A verified Binding request refused: a peer's selected path would move onto a UDP remote
     /// address that is another live peer's selected path (DTLS and SRTP are told apart by it).

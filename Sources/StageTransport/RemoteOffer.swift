@@ -19,6 +19,8 @@ public struct RemoteOffer: Sendable {
         /// RTX payload type for `codec` (RFC 4588), when offered.
         public var retransmissionPayloadType: UInt8?
         public var ssrcs: [UInt32]
+        /// RTX SSRC → the media SSRC it repairs (`a=ssrc-group:FID`, RFC 5576 §4.2, RFC 4588 §8.2).
+        public var retransmissionSSRCs: [UInt32: UInt32]
         /// Simulcast layers the remote sends (`a=rid … send`, RFC 8851), in `a=simulcast` order.
         public var sendRIDs: [String]
         /// Header extensions we accept: URI → id.
@@ -92,6 +94,8 @@ public struct RemoteOffer: Sendable {
             mid: mid, kind: kind, direction: media.direction ?? .sendrecv, codec: codec,
             retransmissionPayloadType: media.retransmissionPayloadType(for: codec.payloadType),
             ssrcs: Array(Set(media.ssrcAttributes.map(\.ssrc))).sorted(),
+            retransmissionSSRCs: Dictionary(media.ssrcGroups.filter { $0.semantics == "FID" && $0.ssrcs.count == 2 }
+                .map { ($0.ssrcs[1], $0.ssrcs[0]) }, uniquingKeysWith: { first, _ in first }),
             sendRIDs: order.filter { rids.contains($0) },
             extensions: extensions,
             feedback: media.rtcpFeedback(for: codec.payloadType).filter { feedback in

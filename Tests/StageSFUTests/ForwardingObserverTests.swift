@@ -10,7 +10,9 @@ struct ForwardingObserverTests {
         var nacks: [(requested: Int, answered: Int)] = []
         func dropped(_ drop: ForwardingDrop) { drops.append(drop) }
         func keyframeRequested(_ reason: KeyframeRequestReason) { keyframes.append(reason) }
+        var upstreamRequests: [Int] = []
         func retransmitted(requested: Int, answered: Int) { nacks.append((requested, answered)) }
+        func retransmissionRequested(count: Int) { upstreamRequests.append(count) }
     }
 
     static func producer(_ recorder: Recorder, layers: [String] = []) -> Producer {

@@ -33,6 +33,12 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         var layers: [String: LayerStats] = [:]
         var keyframeRequests = 0
         var nacks = 0
+        /// Packets resent because the server asked (NACK), and their bytes.
+        var retransmittedPackets = 0
+        var retransmittedBytes = 0
+        var history = SentPacketHistory()
+        /// How packets reach the server, once started (for resending).
+        var send: (@Sendable ([[UInt8]]) -> Void)?
     }
 
     /// One encoded layer, sent as its own RTP stream.
@@ -93,6 +99,7 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     }
 
     func start(send: @escaping @Sendable ([[UInt8]]) -> Void, sendRTCP: @escaping @Sendable ([UInt8]) -> Void) {
+        control.withLock { $0.send = send }
         let polls = UInt64(max(1, source.pollsPerFrame))
         thread = CaptureThread(name: "capture-\(streamId)", periodMicros: 1_000_000 / (UInt64(framerate) * polls)) { [self] now in
             captureAndSend(nowMicros: now, send: send, sendRTCP: sendRTCP)
@@ -105,6 +112,16 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     func setMuted(_ muted: Bool) { control.withLock { $0.muted = muted } }
 
     func handle(_ feedback: PublisherFeedback, nowMicros: UInt64) {
+        let resend: ([[UInt8]], (@Sendable ([[UInt8]]) -> Void)?) = control.withLock { control in
+            guard case .nack(let ssrc, let sequences) = feedback, rid(of: ssrc) != nil else { return ([], nil) }
+            // RFC 4585 §6.2.1: the server lost these on the way in; send them again as they were.
+            let packets = control.history.packets(ssrc: ssrc, sequences: sequences)
+            control.nacks += sequences.count
+            control.retransmittedPackets += packets.count
+            control.retransmittedBytes += packets.reduce(0) { $0 + $1.count }
+            return (packets, control.send)
+        }
+        if !resend.0.isEmpty { resend.1?(resend.0) }
         control.withLock { control in
             switch feedback {
             case .keyframeRequest(let ssrc):
@@ -115,8 +132,6 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
                 control.bitrate.receiverEstimate(bitsPerSecond, nowMicros: nowMicros)
             case .loss(let ssrc, let fraction) where rid(of: ssrc) != nil:
                 control.bitrate.reportedLoss(fraction, nowMicros: nowMicros)
-            case .nack(let ssrc, let count) where rid(of: ssrc) != nil:
-                control.nacks += count
             default:
                 break
             }
@@ -156,6 +171,7 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         }
         send(packets)
         control.withLock { control in
+            control.history.record(packets)
             for item in sent {
                 var layer = control.layers[item.rid, default: LayerStats()]
                 layer.packetsSent += item.packets
@@ -179,6 +195,8 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
                     "frameWidth": .number(Double(layer.width)), "frameHeight": .number(Double(layer.height)),
                     "targetBitrate": .number(Double(control.bitrate.target)), "pliCount": .number(Double(control.keyframeRequests)),
                     "nackCount": .number(Double(control.nacks)),
+                    "retransmittedPacketsSent": .number(Double(control.retransmittedPackets)),
+                    "retransmittedBytesSent": .number(Double(control.retransmittedBytes)),
                 ]
                 if !rids.isEmpty { values["rid"] = .string(rid) }
                 return RTCStats(id: "outbound-rtp-\(streamId)-\(rid)", type: "outbound-rtp", values: values)

@@ -34,6 +34,10 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     let nacksAnswered = Counter(label: "proscenium_media_nacks_answered_total")
     /// Keyframe requests (PLI, one per entry of a FIR) from subscribers.
     let plisReceived = Counter(label: "proscenium_media_plis_received_total")
+    /// Sequence numbers asked of publishers again (NACKs towards them) for upstream loss.
+    let nacksSent = Counter(label: "proscenium_media_nacks_sent_total")
+    /// RTX packets (RFC 4588) from publishers restored to the packet they repair.
+    let retransmissionsReceived = Counter(label: "proscenium_media_rtx_received_total")
     /// PLIs sent to publishers.
     let plisSent = Counter(label: "proscenium_media_plis_sent_total")
     private let keyframeRequests: [KeyframeRequestReason: Counter] = Dictionary(uniqueKeysWithValues: KeyframeRequestReason.allCases.map {
@@ -45,6 +49,8 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     func dropped(_ drop: ForwardingDrop) { MediaDropReason(drop).count() }
 
     func keyframeRequested(_ reason: KeyframeRequestReason) { keyframeRequests[reason]?.increment() }
+
+    func retransmissionRequested(count: Int) { nacksSent.increment(by: Int64(count)) }
 
     func retransmitted(requested: Int, answered: Int) {
         nacksReceived.increment(by: Int64(requested))

@@ -16,12 +16,14 @@ final class PublisherSession: MediaPeerDelegate {
     let offer: RemoteOffer
     /// mid → producer.
     private(set) var producers: [String: Producer] = [:]
-    /// Where packets of a known SSRC go: producer and simulcast layer.
-    private var bySSRC: [UInt32: (producer: Producer, layer: Int)] = [:]
+    /// Where packets of a known SSRC go.
+    private var bySSRC: [UInt32: Route] = [:]
     private var byPayloadType: [UInt8: Producer] = [:]
     /// rid header-extension id → (producer, its rids), for simulcast senders that signal no SSRC.
     private var simulcastByMid: [String: (producer: Producer, ridExtension: UInt8)] = [:]
-    private var retransmissionPayloadTypes: Set<UInt8> = []
+    /// RTX payload type → the producer it repairs, its media payload type (`apt`) and the
+    /// repaired-rid extension id that names the layer (RFC 8852), if negotiated.
+    private var retransmissionByPayloadType: [UInt8: (producer: Producer, payloadType: UInt8, repairedRIDExtension: UInt8?)] = [:]
     /// The session ended; called before its producers close, so their subscribers can still
     /// be handed to a successor.
     var onClose: ((PublisherSession) -> Void)?
@@ -51,12 +53,39 @@ final class PublisherSession: MediaPeerDelegate {
             if let ridExtension, !layers.isEmpty {
                 simulcastByMid[section.mid] = (producer, ridExtension)
             } else {
-                for ssrc in section.ssrcs { bySSRC[ssrc] = (producer, 0) }
+                for ssrc in section.ssrcs where section.retransmissionSSRCs[ssrc] == nil { bySSRC[ssrc] = Route(producer: producer, layer: 0) }
                 byPayloadType[section.codec.payloadType] = producer
             }
-            if let rtx = section.retransmissionPayloadType { retransmissionPayloadTypes.insert(rtx) }
+            if let rtx = section.retransmissionPayloadType {
+                let repairedRID = section.extensions[RTPExtensionURI.repairedRTPStreamID].map { UInt8(truncatingIfNeeded: $0) }
+                retransmissionByPayloadType[rtx] = (producer, section.codec.payloadType, repairedRID)
+                for (rtxSSRC, mediaSSRC) in section.retransmissionSSRCs {
+                    bySSRC[rtxSSRC] = Route(producer: producer, layer: 0,
+                                            repair: .init(mediaSSRC: mediaSSRC, payloadType: section.codec.payloadType))
+                }
+            }
+            if section.kind == .video, section.feedback.contains(where: { $0.type == "nack" && $0.parameter == nil }) {
+                producer.requestRetransmission = { [weak peer] ssrc, lost in
+                    let nack = RTCPFeedback.genericNACK(sender: Self.senderSSRC, media: ssrc, lost: lost)
+                    _ = nack.withUnsafeBytes { peer?.sendRTCP($0) }
+                }
+            }
         }
         peer.delegate = self
+    }
+
+    /// Where one incoming SSRC's packets go: a producer and its simulcast layer, and for an RTX
+    /// stream (RFC 4588) what it repairs.
+    private struct Route {
+        var producer: Producer
+        var layer: Int
+        var repair: Repair?
+
+        struct Repair {
+            /// The media SSRC, when signaled (`a=ssrc-group:FID`); else the layer's, once seen.
+            var mediaSSRC: UInt32?
+            var payloadType: UInt8
+        }
     }
 
     func producer(kind: MediaKind) -> Producer? { producers.values.first { $0.kind == kind } }
@@ -86,16 +115,26 @@ final class PublisherSession: MediaPeerDelegate {
         rembTask = loop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { _ in
             session.value.session?.advertiseBitrate()
         }
+        let video = producers.values.filter { $0.requestRetransmission != nil }
+        guard !video.isEmpty else { return }
+        let interval = TimeAmount.nanoseconds(Int64(Producer.lossCheckInterval.components.attoseconds / 1_000_000_000))
+        lossTask = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            guard let session = session.value.session else { return }
+            let now = ContinuousClock.now
+            for producer in session.producers.values where producer.requestRetransmission != nil { producer.checkUpstreamLoss(now: now) }
+        }
     }
 
     private var rembTask: RepeatedTask?
+    /// Asks publishers again for packets still missing (`Producer.checkUpstreamLoss`).
+    private var lossTask: RepeatedTask?
 
     /// Lets the REMB task end with the session instead of keeping it alive.
     private struct WeakSession { weak var session: PublisherSession? }
 
     /// Tells the publisher how much it may send (senders that negotiated goog-remb ramp up to it).
     private func advertiseBitrate() {
-        let ssrcs = bySSRC.filter { $0.value.producer.kind == .video }.map(\.key).sorted()
+        let ssrcs = bySSRC.filter { $0.value.producer.kind == .video && $0.value.repair == nil }.map(\.key).sorted()
         guard !ssrcs.isEmpty else { return }
         RTCPFeedback.receiverEstimatedMaximumBitrate(sender: Self.senderSSRC, bitsPerSecond: Self.maxIncomingBitrate, ssrcs: ssrcs)
             .withUnsafeBytes { _ = peer.sendRTCP($0) }
@@ -112,21 +151,41 @@ final class PublisherSession: MediaPeerDelegate {
         guard let (header, payload) = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return MediaDropReason.malformedRTP.count()
         }
-        let route: (producer: Producer, layer: Int)
+        let route: Route
         if let known = bySSRC[header.ssrc] {
             route = known
         } else {
-            if retransmissionPayloadTypes.contains(header.payloadType) { return MediaDropReason.retransmissionNotForwarded.count() }
             guard let learned = learnRoute(header, packet: UnsafeRawBufferPointer(packet)) else { return }
             bySSRC[header.ssrc] = learned
             route = learned
         }
-        route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
+        guard let repair = route.repair else {
+            return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
+        }
+        // RTX: restored in place to the packet it repairs, which then goes the usual way.
+        guard let mediaSSRC = repair.mediaSSRC ?? route.producer.ssrc(ofLayer: route.layer),
+              let range = RTPRetransmission.unwrap(packet, payload: payload, originalSSRC: mediaSSRC, originalPayloadType: repair.payloadType)
+        else { return MediaDropReason.retransmissionNotForwarded.count() }
+        let original = UnsafeMutableRawBufferPointer(rebasing: packet[range])
+        guard let (originalHeader, originalPayload) = try? RTPHeader.parse(UnsafeRawBufferPointer(original)) else {
+            return MediaDropReason.malformedRTP.count()
+        }
+        MediaMetrics.shared.retransmissionsReceived.increment()
+        route.producer.receive(original, fields: RTPFixedFields(originalHeader), layer: route.layer, payloadOffset: originalPayload.lowerBound)
     }
 
     /// An SSRC the offer did not list: a simulcast layer named by its rid header extension
-    /// (RFC 8852), or a plain track recognised by its payload type.
-    private func learnRoute(_ header: RTPHeader, packet: UnsafeRawBufferPointer) -> (producer: Producer, layer: Int)? {
+    /// (RFC 8852), its RTX stream named by the repaired-rid extension, or a plain track
+    /// recognised by its payload type.
+    private func learnRoute(_ header: RTPHeader, packet: UnsafeRawBufferPointer) -> Route? {
+        if let rtx = retransmissionByPayloadType[header.payloadType] {
+            guard let id = rtx.repairedRIDExtension, let range = header.extensionValueRange(id: id, in: packet),
+                  let layer = rtx.producer.layers.firstIndex(of: String(decoding: packet[range], as: UTF8.self)) else {
+                MediaDropReason.retransmissionNotForwarded.count()
+                return nil
+            }
+            return Route(producer: rtx.producer, layer: layer, repair: .init(mediaSSRC: nil, payloadType: rtx.payloadType))
+        }
         for (producer, ridExtension) in simulcastByMid.values {
             guard let range = header.extensionValueRange(id: ridExtension, in: packet) else { continue }
             let rid = String(decoding: packet[range], as: UTF8.self)
@@ -134,22 +193,24 @@ final class PublisherSession: MediaPeerDelegate {
                 MediaDropReason.unknownRID.count()
                 return nil
             }
-            return (producer, layer)
+            return Route(producer: producer, layer: layer)
         }
         guard let producer = byPayloadType[header.payloadType] else {
             MediaDropReason.unknownSSRC.count()
             return nil
         }
-        return (producer, 0)
+        return Route(producer: producer, layer: 0)
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         for report in RTCPFeedback.senderReports(in: UnsafeRawBufferPointer(packet)) {
-            guard let producer = bySSRC[report.ssrc]?.producer else {
+            guard let route = bySSRC[report.ssrc] else {
                 MediaDropReason.unknownSSRC.count()
                 continue
             }
-            producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
+            // An RTX stream's report: its timeline is the media stream's, already reported.
+            guard route.repair == nil else { continue }
+            route.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
         }
     }
 
@@ -163,6 +224,7 @@ final class PublisherSession: MediaPeerDelegate {
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
         rembTask?.cancel()
+        lossTask?.cancel()
         onClose?(self)
         for producer in producers.values { producer.close() }
     }

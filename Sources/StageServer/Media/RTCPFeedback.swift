@@ -58,6 +58,10 @@ enum RTCPFeedback {
         (try? RTCPPacket.pictureLossIndication(.init(senderSSRC: sender, mediaSSRC: media)).serialized()) ?? []
     }
 
+    static func genericNACK(sender: UInt32, media: UInt32, lost: [UInt16]) -> [UInt8] {
+        (try? RTCPPacket.genericNACK(.init(senderSSRC: sender, mediaSSRC: media, lostSequenceNumbers: lost)).serialized()) ?? []
+    }
+
     static func receiverEstimatedMaximumBitrate(sender: UInt32, bitsPerSecond: UInt64, ssrcs: [UInt32]) -> [UInt8] {
         (try? RTCPPacket.receiverEstimatedMaxBitrate(.init(senderSSRC: sender, bitrate: bitsPerSecond, ssrcs: ssrcs)).serialized()) ?? []
     }
