@@ -412,7 +412,10 @@ def test_bad_shapes_are_refused_with_the_reason(netlab, trio):
         netlab.shape(sub, "sideways")
     with pytest.raises(ValueError, match="no link emulator"):
         netlab.shape(ref, "down", delay_ms=5)
-    assert netlab.shape(sub, "both", delay_ms=5)["up"]["delay_ms"] == 5     # still answering
+    shape = netlab.shape(sub, "down", rate_bps=1_000_000, queue_bytes=3000, delay_ms=5, jitter_ms=2, jitter="normal")
+    assert shape["down"]["queue_bytes"] == 3000 and "up" not in shape                # still answering
+    assert netlab.link_stats(sub)["down"]["queue_limit_bytes"] == 3000
+    assert None not in ping(netlab, sub, ref.v4, count=3, interval=0.01)
 
 
 # --------------------------------------------------------------------------- (f) cleanup
