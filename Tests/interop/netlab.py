@@ -27,6 +27,11 @@ Topology (every box is its own network namespace; the root namespace is never to
 * Blocking (UDP, TCP destination ports) happens in the router's ``NETLAB-BLOCK`` chain,
   consulted first in FORWARD, so it can change at run time and never affects traffic that
   stays inside the home.
+* ``shaped=True`` (public hosts, NAT homes) puts a link emulator between the host (or the
+  home's router) and the bridge: namespace ``<name>-em`` running ``linkem.py``, a transparent
+  two-port bridge that applies rate, delay, jitter and loss per direction (this kernel has no
+  netem). The host keeps its public address; ``shape()`` changes the link at run time and
+  ``link_stats()`` reads its counters.
 
 Names: each NetLab gets a prefix ``pn<pid % 10000><letters>-`` (e.g. ``pn4242a-``); every
 namespace and every interface it creates starts with it, interface names stay <= 15 chars.
@@ -44,6 +49,9 @@ Usage::
         home = lab.nat_home("home", udp_blocked=True)  # 192.168.1.2 behind 203.0.113.100
         lab.set_hosts(home, {"stage.test": [server.v4]})
         lab.run(home, ["getent", "hosts", "stage.test"]).stdout
+        sub = lab.public_host("sub", shaped=True)      # 203.0.113.11 behind a link emulator
+        lab.shape(sub, "down", rate_bps=300_000, delay_ms=40, jitter_ms=10, loss=0.05)
+        lab.link_stats(sub)["down"]["dropped_loss"]
 
 CLI for humans: ``python3 Tests/interop/netlab.py demo`` or ``... sweep``.
 Needs root, iproute2 and (for NAT homes) iptables; Debian's ``iptables`` (the nf_tables
@@ -53,13 +61,16 @@ import atexit
 import dataclasses
 import ipaddress
 import itertools
+import json
 import os
 import pathlib
 import re
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -79,10 +90,23 @@ BLOCK_CHAIN = "NETLAB-BLOCK"
 IFNAMSIZ = 15
 NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,19}$")
 PREFIX_RE = re.compile(r"^(pn(\d{1,4})([a-z]+)-)")
+LINKEM = pathlib.Path(__file__).resolve().parent / "linkem.py"
+LINK_DIRECTIONS = ("up", "down", "both")   # up: host -> internet; down: internet -> host
 
 
 class NetLabError(RuntimeError):
     """A command failed, timed out, or the machine cannot run the lab (with the reason)."""
+
+
+@dataclasses.dataclass(eq=False)
+class Link:
+    """A link emulator (linkem.py) in namespace `ns`, between a host's veth and a bridge port."""
+    ns: str
+    host_if: str                          # in `ns`, the peer of the host's (or router's) interface
+    net_if: str                           # in `ns`, the peer of a bridge port
+    proc: subprocess.Popen | None = None
+    log: object = None                    # temporary file with the emulator's stderr
+    pending: bytes = b""                  # stdout read beyond the last reply line
 
 
 @dataclasses.dataclass(eq=False)
@@ -95,6 +119,7 @@ class Router:
     public_v6: str | None
     lan_gw_v4: str
     lan_gw_v6: str | None
+    link: Link | None = None
 
 
 @dataclasses.dataclass(eq=False)
@@ -107,6 +132,7 @@ class Host:
     v6: str | None = None
     router: Router | None = None
     lan_index: int | None = None
+    link: Link | None = None      # the link emulator in front of it (shaped=True)
 
     @property
     def router_public_v4(self):
@@ -318,6 +344,7 @@ class NetLab:
         self._namespaces = []      # creation order; deleted in reverse
         self._veths = []           # (ns, ifname): one end of each pair we created
         self._procs = []
+        self._links = []
         self._etc_dirs = []
         self._v6_members = []      # namespaces with a global IPv6 on the bridge
         self._v6_routes = []       # (home prefix, router's public v6)
@@ -364,6 +391,12 @@ class NetLab:
             return
         self._closed = True
         self._stop_procs()
+        for link in self._links:
+            for stream in (link.proc and link.proc.stdin, link.proc and link.proc.stdout, link.log):
+                try:
+                    stream and stream.close()
+                except OSError:
+                    pass
         for ns, ifname in reversed(self._veths):
             _run(["ip", "-n", ns, "link", "del", ifname], check=False)
         for ns in reversed(self._namespaces):
@@ -471,10 +504,35 @@ class NetLab:
 
     def _attach(self, ns):
         """Plug `ns` into the bridge; returns its interface name."""
+        return self._attach_port(ns)[0]
+
+    def _attach_port(self, ns):
+        """Plug `ns` into the bridge; returns its interface name and the bridge port's."""
         i = next(self._pairs)
         ifname, port = self._veth(ns, f"e{i}", self.bridge_ns, f"b{i}")
         _run(["ip", "-n", self.bridge_ns, "link", "set", port, "master", self.bridge_if])
-        return ifname
+        return ifname, port
+
+    def _attach_shaped(self, ns, name):
+        """Plug `ns` into the bridge through a link emulator in `<name>-em`; returns (ifname, Link).
+
+        The emulator namespace has IPv6 off (it must send nothing of its own). Offloads go off
+        on the two veths that send into it, so it gets every frame segmented and checksummed.
+        """
+        em = self._new_ns(f"{name}-em")
+        self._sysctl(em, {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1})
+        i = next(self._pairs)
+        ifname, host_if = self._veth(ns, f"e{i}", em, f"s{i}")
+        net_if, port = self._attach_port(em)
+        for where, dev in ((ns, ifname), (self.bridge_ns, port)):
+            _run(["ip", "netns", "exec", where, sys.executable, LINKEM, "no-offload", dev])
+        link = Link(ns=em, host_if=host_if, net_if=net_if, log=tempfile.TemporaryFile())
+        self._links.append(link)
+        link.proc = self.popen(em, [sys.executable, LINKEM, "run", "--host-if", host_if, "--net-if", net_if],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=link.log)
+        if not self._link_read(link, name).get("ready"):
+            raise NetLabError(f"link emulator of {name} did not start: {self._link_log(link)}")
+        return ifname, link
 
     @staticmethod
     def _addr(ns, ifname, address, plen):
@@ -502,15 +560,18 @@ class NetLab:
 
     # ---- public API: topology
 
-    def public_host(self, name, v4=True, v6=True):
-        """A namespace directly on the public segment (a server, a TURN relay, ...)."""
+    def public_host(self, name, v4=True, v6=True, shaped=False):
+        """A namespace directly on the public segment (a server, a TURN relay, ...).
+
+        shaped: behind a link emulator (see shape()); still the same public addresses.
+        """
         self._check_name(name)
         if not (v4 or v6):
             raise ValueError("a public host needs v4 or v6")
         ns = self._new_ns(name)
-        ifname = self._attach(ns)
+        ifname, link = self._attach_shaped(ns, name) if shaped else (self._attach(ns), None)
         octet = self._take(self._public, "public host addresses")
-        host = Host(name=name, ns=ns, ifname=ifname)
+        host = Host(name=name, ns=ns, ifname=ifname, link=link)
         if v4:
             host.v4 = str(PUBLIC_V4_NET[octet])
             self._addr(ns, ifname, host.v4, 24)
@@ -533,21 +594,23 @@ class NetLab:
         self.hosts[name] = host
         return host
 
-    def nat_home(self, name, udp_blocked=False, blocked_tcp_ports=(), v6=False):
+    def nat_home(self, name, udp_blocked=False, blocked_tcp_ports=(), v6=False, shaped=False):
         """A home 192.168.N.2/24 behind its own NAT router `<name>-gw` on the public segment.
 
         udp_blocked: the router drops UDP forwarded from the LAN (TURN-over-TCP territory).
         blocked_tcp_ports: the router drops forwarded TCP to these destination ports.
         v6: also a routed global 2001:db8:1:N::2/64 (no NAT66), behind the same filter.
+        shaped: a link emulator between the router's WAN and the bridge (the home's access line).
         """
         self._check_name(name)
         _require_iptables()
         n = self._take(self._lans, "home LAN subnets")
-        router = self._build_router(name, n, v6)
+        router = self._build_router(name, n, v6, shaped)
         ns = self._new_ns(name)
         i = next(self._pairs)
         router.lan_if, ifname = self._veth(router.ns, f"l{i}", ns, f"h{i}")
-        host = Host(name=name, ns=ns, ifname=ifname, v4=f"192.168.{n}.2", router=router, lan_index=n)
+        host = Host(name=name, ns=ns, ifname=ifname, v4=f"192.168.{n}.2", router=router, lan_index=n,
+                    link=router.link)
         self._sysctl(ns, {f"net.ipv4.conf.{ifname}.promote_secondaries": 1})
         self._addr(router.ns, router.lan_if, router.lan_gw_v4, 24)
         self._addr(ns, ifname, host.v4, 24)
@@ -563,14 +626,14 @@ class NetLab:
         self.hosts[name] = host
         return host
 
-    def _build_router(self, name, n, v6):
-        """Router namespace: WAN on the bridge with a public address, forwarding on."""
+    def _build_router(self, name, n, v6, shaped=False):
+        """Router namespace: WAN on the bridge (maybe through a link emulator) with a public address, forwarding on."""
         ns = self._new_ns(f"{name}-gw")
-        wan_if = self._attach(ns)
+        wan_if, link = self._attach_shaped(ns, name) if shaped else (self._attach(ns), None)
         octet = self._take(self._routers, "router addresses")
         router = Router(ns=ns, wan_if=wan_if, lan_if="", public_v4=str(PUBLIC_V4_NET[octet]),
                         public_v6=f"{PUBLIC_V6_NET.network_address}{octet}" if v6 else None,
-                        lan_gw_v4=f"192.168.{n}.1", lan_gw_v6=None)
+                        lan_gw_v4=f"192.168.{n}.1", lan_gw_v6=None, link=link)
         self._addr(ns, wan_if, router.public_v4, 24)
         settings = {"net.ipv4.ip_forward": 1}
         if v6:
@@ -730,6 +793,83 @@ class NetLab:
     def unblock_tcp_port(self, host, port):
         self._set_rule(host, self._tcp_rule(host.router, port), False)
 
+    # ---- public API: shaped links
+
+    def shape(self, host, direction, rate_bps=None, delay_ms=0, jitter_ms=0, loss=0.0, queue_ms=100,
+              jitter="uniform", queue_bytes=None, burst_bytes=None):
+        """Set the shape of a shaped host's link in `direction`: "up" (host -> internet), "down", "both".
+
+        Replaces that direction's previous shape at once (the defaults are an unshaped link);
+        frames already queued keep their place. rate_bps counts Ethernet frames (None: no
+        limit); queue_ms (or queue_bytes) bounds the drop-tail queue behind the rate; jitter is
+        "uniform" (+-jitter_ms) or "normal" (sigma jitter_ms) and never reorders; loss is a
+        probability. Returns the emulator's view of the new shape(s); bad values raise
+        NetLabError with the emulator's reason. Semantics in detail: linkem.py's docstring.
+        """
+        if direction not in LINK_DIRECTIONS:
+            raise ValueError(f"direction must be one of {LINK_DIRECTIONS}, not {direction!r}")
+        return self._link_call(host, {"cmd": "shape", "dir": direction, "rate_bps": rate_bps, "delay_ms": delay_ms,
+                                      "jitter_ms": jitter_ms, "jitter": jitter, "loss": loss, "queue_ms": queue_ms,
+                                      "queue_bytes": queue_bytes, "burst_bytes": burst_bytes})
+
+    def link_stats(self, host):
+        """{"up": {...}, "down": {...}}: frames_in, bytes_in, forwarded, bytes_out, dropped_loss,
+        dropped_queue, dropped_overflow, send_errors, oversize, max_frame, queue_frames,
+        queue_bytes, queue_limit_bytes, delay_frames and the shape. Counts every frame sent
+        towards the emulator before the call."""
+        answer = self._link_call(host, {"cmd": "stats"})
+        return {"up": answer["up"], "down": answer["down"]}
+
+    @staticmethod
+    def _link_of(host):
+        if getattr(host, "link", None) is None:
+            raise ValueError(f"{getattr(host, 'name', host)!r} has no link emulator (create it with shaped=True)")
+        return host.link
+
+    def _link_call(self, host, request):
+        """One command to the host's emulator and its reply; NetLabError if refused or dead."""
+        link = self._link_of(host)
+        try:
+            link.proc.stdin.write((json.dumps(request) + "\n").encode())
+            link.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise NetLabError(f"link emulator of {host.name} is gone: {self._link_log(link)}") from None
+        answer = self._link_read(link, host.name)
+        if not answer.get("ok"):
+            raise NetLabError(f"link emulator of {host.name} refused {request['cmd']}: {answer.get('error')}")
+        return answer
+
+    def _link_read(self, link, name, timeout=CMD_TIMEOUT):
+        """The emulator's next stdout line, parsed; NetLabError with its stderr if it exits or stalls."""
+        deadline = time.monotonic() + timeout
+        fd = link.proc.stdout.fileno()
+        while b"\n" not in link.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise NetLabError(f"link emulator of {name} did not answer within {timeout:g} s")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                try:
+                    code = link.proc.wait(timeout=CMD_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    code = "?"
+                raise NetLabError(f"link emulator of {name} exited ({code}): {self._link_log(link)}")
+            link.pending += chunk
+        line, link.pending = link.pending.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise NetLabError(f"link emulator of {name} said {line[:200]!r}") from None
+
+    @staticmethod
+    def _link_log(link):
+        """The end of the emulator's stderr, for error messages."""
+        try:
+            link.log.seek(0)
+            return link.log.read()[-2000:].decode(errors="replace").strip() or "(no stderr)"
+        except (OSError, ValueError):
+            return "(stderr unavailable)"
+
     # ---- for humans
 
     def describe(self):
@@ -738,6 +878,8 @@ class NetLab:
         for host in self.hosts.values():
             addrs = ", ".join(a for a in (host.v4, host.v6) if a) or "-"
             line = f"{host.name:10} ns={host.ns:18} {addrs}"
+            if host.link:
+                line += f"   shaped by {host.link.ns}"
             if host.router:
                 rv6 = f", {host.router.public_v6}" if host.router.public_v6 else ""
                 line += f"   behind NAT {host.router.ns} ({host.router.public_v4}{rv6})"
@@ -754,7 +896,9 @@ def _demo():
         homes = [lab.nat_home("home1", v6=True), lab.nat_home("home2"),
                  lab.nat_home("udpblk", udp_blocked=True, blocked_tcp_ports=(3478,))]
         v6host = lab.v6_only("v6only")
-        for host in [server, *homes, v6host]:
+        slow = lab.public_host("slow", shaped=True)
+        lab.shape(slow, "both", rate_bps=2_500_000, delay_ms=20, jitter_ms=5, loss=0.01)
+        for host in [server, *homes, v6host, slow]:
             lab.set_hosts(host, {"stage.test": [a for a in (server.v4, server.v6) if a]})
         print(lab.describe())
         print("\n'stage.test' resolves to the server in every namespace. Try:")
@@ -763,6 +907,8 @@ def _demo():
             (homes[0], "curl -s http://stage.test:8080/ | head -3", "its log shows the router's 203.0.113.100"),
             (homes[2], "curl -s http://stage.test:8080/ | head -3", "TCP passes; UDP from this home does not"),
             (v6host, "curl -s http://stage.test:8080/ | head -3", "over IPv6 only"),
+            (slow, "curl -s -o /dev/null -w '%{time_total}\\n' http://stage.test:8080/",
+             "2.5 Mbps, 20+-5 ms each way, 1 % loss (lab.shape)"),
             (homes[2].router, f"iptables -S {BLOCK_CHAIN}", "the router's drop rules"),
             (homes[0], "bash", "a shell inside a home"),
         ]
