@@ -58,9 +58,11 @@ enum ServerProbe {
             }
         }
 
-        /// The first counter whose name says it counts forwarded media packets, if any.
+        /// Media packets the server forwarded (audio and video), if it exports the counter. (Not
+        /// any `proscenium_media_forwarded…_total`: the bytes counter shares the prefix, and which
+        /// of the two came first in the dictionary changed from sample to sample.)
         var forwarded: Int? {
-            values.first { $0.key.hasPrefix("proscenium_media_forwarded") && $0.key.hasSuffix("_total") }.map { Int($0.value) }
+            values["proscenium_media_forwarded_packets_total"].map { Int($0) }
         }
     }
 }
