@@ -1,5 +1,6 @@
 import Testing
 @testable import StageServer
+import StageWire
 
 /// What the SFU reads from subscribers' RTCP, and that broken compounds cannot stall it.
 struct RTCPFeedbackTests {
@@ -34,12 +35,24 @@ struct RTCPFeedbackTests {
         if name != "PLI then garbage" { #expect(requests.keyframes.isEmpty, "\(name)") }
     }
 
-    @Test("REMB and PLI we send parse back with StageWire")
+    @Test("PLI, NACK and the RR + REMB compound we send parse back with StageWire")
     func builtPacketsRoundTrip() {
         let pli = RTCPFeedback.pictureLossIndication(sender: 1, media: 0x77)
         #expect(pli.withUnsafeBytes { RTCPFeedback.requests(in: $0) }.keyframes == [0x77])
-        let remb = RTCPFeedback.receiverEstimatedMaximumBitrate(sender: 1, bitsPerSecond: 6_000_000, ssrcs: [5, 6])
-        let parsed = remb.withUnsafeBytes { RTCPFeedback.packets(in: $0) }
-        #expect(parsed.count == 1)
+        let nack = RTCPFeedback.genericNACK(sender: 1, media: 0x77, lost: [10, 12, 40])
+        #expect(nack.withUnsafeBytes { RTCPFeedback.requests(in: $0) }.lost.map(\.sequences) == [[10, 12, 40]])
+        let block = RTCPReceptionReport(ssrc: 5, fractionLost: 3, cumulativeLost: 4, extendedHighestSequenceNumber: 100, jitter: 7,
+                                        lastSenderReport: 8, delaySinceLastSenderReport: 9)
+        let feedback = RTCPFeedback.receiverFeedback(sender: 1, reports: [block], bitsPerSecond: 6_000_000, estimateSSRCs: [5, 6])
+        let parsed = feedback.withUnsafeBytes { RTCPFeedback.packets(in: $0) }
+        #expect(parsed.count == 2)
+        guard case .receiverReport(let report) = parsed.first, case .receiverEstimatedMaxBitrate(let remb) = parsed.last else {
+            Issue.record("expected RR then REMB, got \(parsed)")
+            return
+        }
+        #expect(report.ssrc == 1 && report.reports == [block])
+        #expect(remb.bitrate == 6_000_000 && remb.ssrcs == [5, 6])
+        let audioOnly = RTCPFeedback.receiverFeedback(sender: 1, reports: [block], bitsPerSecond: 6_000_000, estimateSSRCs: [])
+        #expect(audioOnly.withUnsafeBytes { RTCPFeedback.packets(in: $0) }.count == 1, "no REMB without video")
     }
 }

@@ -6,7 +6,7 @@ import StageTransport
 
 /// A participant's publish peer connection: its producers, one per media section, and the
 /// mapping from incoming SSRC (or payload type, for senders that signal no SSRC) to producer.
-/// Lives on the media engine's event loop; its REMB timer runs there too and reaches it through
+/// Lives on the media engine's event loop; its feedback timers run there too and reach it through
 /// `NIOLoopBound`.
 final class PublisherSession: MediaPeerDelegate {
     let id: String
@@ -53,7 +53,9 @@ final class PublisherSession: MediaPeerDelegate {
             if let ridExtension, !layers.isEmpty {
                 simulcastByMid[section.mid] = (producer, ridExtension)
             } else {
-                for ssrc in section.ssrcs where section.retransmissionSSRCs[ssrc] == nil { bySSRC[ssrc] = Route(producer: producer, layer: 0) }
+                for ssrc in section.ssrcs where section.retransmissionSSRCs[ssrc] == nil {
+                    bySSRC[ssrc] = Route(producer: producer, layer: 0, stream: IncomingStream(ssrc: ssrc, kind: MediaKind(section.kind)))
+                }
                 byPayloadType[section.codec.payloadType] = producer
             }
             if let rtx = section.retransmissionPayloadType {
@@ -80,6 +82,8 @@ final class PublisherSession: MediaPeerDelegate {
         var producer: Producer
         var layer: Int
         var repair: Repair?
+        /// A media stream's reception statistics (nil for an RTX stream).
+        var stream: IncomingStream?
 
         struct Repair {
             /// The media SSRC, when signaled (`a=ssrc-group:FID`); else the layer's, once seen.
@@ -112,8 +116,8 @@ final class PublisherSession: MediaPeerDelegate {
         guard let loop = peer.eventLoop else { return }
         // The delegate is called on the engine's loop, where the task runs too.
         let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
-        rembTask = loop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { _ in
-            session.value.session?.advertiseBitrate()
+        feedbackTask = loop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { _ in
+            session.value.session?.sendFeedback()
         }
         let video = producers.values.filter { $0.requestRetransmission != nil }
         guard !video.isEmpty else { return }
@@ -125,18 +129,24 @@ final class PublisherSession: MediaPeerDelegate {
         }
     }
 
-    private var rembTask: RepeatedTask?
+    /// Sends receiver reports and REMB (`sendFeedback`).
+    private var feedbackTask: RepeatedTask?
     /// Asks publishers again for packets still missing (`Producer.checkUpstreamLoss`).
     private var lossTask: RepeatedTask?
 
-    /// Lets the REMB task end with the session instead of keeping it alive.
+    /// Lets the feedback tasks end with the session instead of keeping it alive.
     private struct WeakSession { weak var session: PublisherSession? }
 
-    /// Tells the publisher how much it may send (senders that negotiated goog-remb ramp up to it).
-    private func advertiseBitrate() {
-        let ssrcs = bySSRC.filter { $0.value.producer.kind == .video && $0.value.repair == nil }.map(\.key).sorted()
-        guard !ssrcs.isEmpty else { return }
-        RTCPFeedback.receiverEstimatedMaximumBitrate(sender: Self.senderSSRC, bitsPerSecond: Self.maxIncomingBitrate, ssrcs: ssrcs)
+    /// Once a second: a receiver report on every stream the publisher sends (RFC 3550 §6.4.2:
+    /// loss, jitter, LSR/DLSR), and how much it may send (REMB; senders that negotiated
+    /// goog-remb ramp up to it), in one compound packet.
+    private func sendFeedback() {
+        let now = ContinuousClock.now
+        let media = bySSRC.filter { $0.value.repair == nil }
+        let blocks = media.sorted { $0.key < $1.key }.compactMap { $0.value.stream?.reportBlock(now: now) }
+        let video = media.filter { $0.value.producer.kind == .video }.map(\.key).sorted()
+        guard !blocks.isEmpty || !video.isEmpty else { return }
+        RTCPFeedback.receiverFeedback(sender: Self.senderSSRC, reports: blocks, bitsPerSecond: Self.maxIncomingBitrate, estimateSSRCs: video)
             .withUnsafeBytes { _ = peer.sendRTCP($0) }
     }
 
@@ -159,8 +169,10 @@ final class PublisherSession: MediaPeerDelegate {
             bySSRC[header.ssrc] = learned
             route = learned
         }
+        let now = ContinuousClock.now
         guard let repair = route.repair else {
-            return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound)
+            route.stream?.received(header, now: now)
+            return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound, now: now)
         }
         // RTX: restored in place to the packet it repairs, which then goes the usual way.
         guard let mediaSSRC = repair.mediaSSRC ?? route.producer.ssrc(ofLayer: route.layer),
@@ -171,7 +183,8 @@ final class PublisherSession: MediaPeerDelegate {
             return MediaDropReason.malformedRTP.count()
         }
         MediaMetrics.shared.retransmissionsReceived.increment()
-        route.producer.receive(original, fields: RTPFixedFields(originalHeader), layer: route.layer, payloadOffset: originalPayload.lowerBound)
+        route.producer.receive(original, fields: RTPFixedFields(originalHeader), layer: route.layer, payloadOffset: originalPayload.lowerBound,
+                               now: now)
     }
 
     /// An SSRC the offer did not list: a simulcast layer named by its rid header extension
@@ -193,13 +206,13 @@ final class PublisherSession: MediaPeerDelegate {
                 MediaDropReason.unknownRID.count()
                 return nil
             }
-            return Route(producer: producer, layer: layer)
+            return Route(producer: producer, layer: layer, stream: IncomingStream(ssrc: header.ssrc, kind: .video))
         }
         guard let producer = byPayloadType[header.payloadType] else {
             MediaDropReason.unknownSSRC.count()
             return nil
         }
-        return Route(producer: producer, layer: 0)
+        return Route(producer: producer, layer: 0, stream: IncomingStream(ssrc: header.ssrc, kind: producer.kind))
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
@@ -210,6 +223,7 @@ final class PublisherSession: MediaPeerDelegate {
             }
             // An RTX stream's report: its timeline is the media stream's, already reported.
             guard route.repair == nil else { continue }
+            route.stream?.senderReport(report, now: .now)
             route.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
         }
     }
@@ -223,7 +237,7 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
-        rembTask?.cancel()
+        feedbackTask?.cancel()
         lossTask?.cancel()
         onClose?(self)
         for producer in producers.values { producer.close() }

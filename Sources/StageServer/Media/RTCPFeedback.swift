@@ -62,7 +62,13 @@ enum RTCPFeedback {
         (try? RTCPPacket.genericNACK(.init(senderSSRC: sender, mediaSSRC: media, lostSequenceNumbers: lost)).serialized()) ?? []
     }
 
-    static func receiverEstimatedMaximumBitrate(sender: UInt32, bitsPerSecond: UInt64, ssrcs: [UInt32]) -> [UInt8] {
-        (try? RTCPPacket.receiverEstimatedMaxBitrate(.init(senderSSRC: sender, bitrate: bitsPerSecond, ssrcs: ssrcs)).serialized()) ?? []
+    /// A receiver report (RFC 3550 §6.4.2; at most 31 blocks) followed by a REMB for the video
+    /// SSRCs, when there are any.
+    static func receiverFeedback(sender: UInt32, reports: [RTCPReceptionReport], bitsPerSecond: UInt64, estimateSSRCs: [UInt32]) -> [UInt8] {
+        var packets: [RTCPPacket] = [.receiverReport(.init(ssrc: sender, reports: Array(reports.prefix(31))))]
+        if !estimateSSRCs.isEmpty {
+            packets.append(.receiverEstimatedMaxBitrate(.init(senderSSRC: sender, bitrate: bitsPerSecond, ssrcs: estimateSSRCs)))
+        }
+        return (try? RTCPPacket.serializeCompound(packets)) ?? []
     }
 }
