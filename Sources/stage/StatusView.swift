@@ -64,8 +64,8 @@ final class StatusView: StageRenderer {
                     let decoded = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["framesDecoded"]?.number }.max()
                     object["framesEncoded"] = encoded.map { String(Int($0)) }
                     object["framesDecoded"] = decoded.map { String(Int($0)) }
-                    // Loss repair (RFC 4585 NACK, RFC 4588 RTX): the publisher's counts are per stream, repeated in each layer.
-                    for counter in ["nackCount", "retransmittedPacketsSent", "retransmittedPacketsReceived"] {
+                    // Loss and its repair (RFC 4585 NACK and PLI, RFC 4588 RTX); a publisher's counts are per stream, repeated in each layer.
+                    for counter in ["nackCount", "pliCount", "framesDropped", "retransmittedPacketsSent", "retransmittedPacketsReceived"] {
                         object[counter] = stats.compactMap { $0[counter]?.number }.max().map { String(Int($0)) }
                     }
                     let encoder = JSONEncoder()

@@ -149,3 +149,89 @@ def test_chromium_whep_viewer_gets_rtx_at_1_percent_loss_and_200_ms_rtt(netlab, 
     # (a frame later than max(3 frame intervals, 150 ms)); a lost repair would cost a keyframe
     # round trip and more. So freezes may happen, but short ones.
     assert freezes == 0 or frozen / freezes < 0.5, last
+
+
+# A WHIP publisher page (Chromium's fake camera, one layer): logs its video outbound-rtp and
+# remote-inbound-rtp counters once a second as `STATS {json}` — the latter come from the
+# server's receiver reports (RFC 3550 §6.4.2), their round trip from LSR/DLSR.
+PUBLISHER_PAGE = """<!doctype html><meta charset=utf-8><script>
+(async () => {
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({video: {width: 640, height: 360, frameRate: 20}, audio: true});
+    const pc = new RTCPeerConnection();
+    pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly'});
+    pc.addTransceiver(stream.getAudioTracks()[0], {direction: 'sendonly'});
+    await pc.setLocalDescription();
+    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
+    const response = await fetch('%(whip)s', {method: 'POST', body: pc.localDescription.sdp,
+      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
+    console.log('WHIP_STATUS ' + response.status);
+    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
+    setInterval(async () => {
+      const out = {};
+      (await pc.getStats()).forEach(s => {
+        if (s.type === 'outbound-rtp' && s.kind === 'video') Object.assign(out, {framesSent: s.framesSent,
+          nackCount: s.nackCount, retransmittedPacketsSent: s.retransmittedPacketsSent});
+        if (s.type === 'remote-inbound-rtp' && s.kind === 'video') Object.assign(out, {roundTripTime: s.roundTripTime,
+          fractionLost: s.fractionLost, packetsLost: s.packetsLost});
+      });
+      console.log('STATS ' + JSON.stringify(out));
+    }, 1000);
+  } catch (e) { console.log('WHIP_ERROR ' + e); }
+})();
+</script>"""
+
+
+def _chromium_stats(log_path):
+    lines = log_path.read_text(errors="replace").splitlines()
+    return [json.loads(line.split("STATS ", 1)[1].split('", source')[0]) for line in lines if "STATS {" in line]
+
+
+def test_chromium_whip_publisher_is_asked_again_and_sees_our_receiver_reports(netlab, tmp_path):
+    srv = netlab.public_host("srv")
+    server = LabServer(netlab, srv, tmp_path).start()
+    browser_box, guest_box = netlab.public_host("browser", shaped=True), netlab.public_host("guest")
+    netlab.shape(browser_box, "both", delay_ms=100, loss=0.01)
+    for box in (srv, browser_box, guest_box):
+        netlab.set_hosts(box, {"stage.test": [srv.v4]})
+    arn = server.create_stage("lossy-whip")
+    page = tmp_path / "publish.html"
+    page.write_text(PUBLISHER_PAGE % {"whip": f"http://stage.test:{HTTP_PORT}/whip",
+                                      "token": server.token(arn, "chromium", "PUBLISH")["token"]})
+    log_path = tmp_path / "chromium.log"
+    browser_log = open(log_path, "wb")
+    browser = netlab.popen(browser_box, ["timeout", "60", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                                         page.as_uri()], stdout=browser_log, stderr=subprocess.STDOUT)
+    guest = Participant(netlab, guest_box, tmp_path, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
+                        "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
+    try:
+        guest.wait_for(lambda p: _last(p, "chromium", "framesDecoded") > 0, 45, "decoded frames from chromium")
+        sent_before, decoded_before = _chromium_stats(log_path)[-1].get("framesSent", 0), _last(guest, "chromium", "framesDecoded")
+        # At least RECORD_SECONDS, and on until three repairs were seen (1 % of ~40 packets/s
+        # can take a while to hit video), within a bound.
+        started = time.monotonic()
+        while time.monotonic() - started < RECORD_SECONDS or (
+                _metric(server, "proscenium_media_rtx_received_total") < 3 and time.monotonic() - started < 45):
+            time.sleep(1)
+        last, decoded_after = _chromium_stats(log_path)[-1], _last(guest, "chromium", "framesDecoded")
+    finally:
+        guest.leave()
+        browser.terminate()
+        browser.wait()
+        browser_log.close()
+    seconds = time.monotonic() - started
+    lost_up = netlab.link_stats(browser_box)["up"]["dropped_loss"]
+    rtx_restored, nacks_sent = _metric(server, "proscenium_media_rtx_received_total"), _metric(server, "proscenium_media_nacks_sent_total")
+    sent, decoded = last["framesSent"] - sent_before, decoded_after - decoded_before
+    dropped, plis = _last(guest, "chromium", "framesDropped"), _last(guest, "chromium", "pliCount")
+    print(f"Chromium over WHIP, 200 ms RTT, 1 % loss, {seconds:.0f} s: lost on its uplink {lost_up}; server NACKed "
+          f"{nacks_sent:.0f}, Chromium saw {last.get('nackCount')} NACKs and resent {last.get('retransmittedPacketsSent')} "
+          f"packets, {rtx_restored:.0f} RTX packets restored; its receiver-report view: round trip "
+          f"{last.get('roundTripTime')} s, {last.get('packetsLost')} lost; the guest decoded {decoded} frames while it "
+          f"sent {sent} (both sampled once a second), dropped {dropped}, asked for {plis} keyframes")
+    assert lost_up > 0, "the emulator dropped nothing: the scenario did not happen"
+    assert nacks_sent > 0 and last.get("nackCount", 0) > 0 and rtx_restored > 0, last
+    assert 0.15 <= last.get("roundTripTime", 0) <= 1.0, "no round trip from our receiver reports (LSR/DLSR)"
+    # Sampling both ends once a second can miss up to a second of frames at each edge.
+    assert sent >= 10 * RECORD_SECONDS and decoded >= sent - 2 * 20
+    assert dropped == 0 and plis <= 1, "a repaired loss should cost no frame at the guest"

@@ -7,7 +7,12 @@ import StageWire
 final class VideoTrackReceiver {
     let streamId: String
     private let device: ImageDevice?
-    private var jitter = VideoJitterBuffer()
+    private var jitter = VideoJitterBuffer(configuration: .init(minWaitMicros: VideoTrackReceiver.minimumWaitMicros))
+    /// How long a gap may stay open before the frame is given up for a keyframe, at least.
+    /// Behind an SFU a packet lost on the publisher's leg comes back a publisher round trip
+    /// after the gap shows here (the SFU asks the publisher again, then forwards the repair),
+    /// whatever this leg's round trip: 200 ms gave up on repairs of a 200 ms publisher leg.
+    static let minimumWaitMicros: UInt64 = 600_000
     private let decoder: VP8Decoder
     private var counters = InboundRTPCounters(clockRate: 90_000)
     private var senderClock = SenderClock(clockRate: 90_000)
