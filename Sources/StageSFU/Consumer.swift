@@ -67,6 +67,17 @@ public final class Consumer {
         producer.keyframeNeeded(layer: layer ?? producer.layers.count - 1, reason: .preferredLayer)
     }
 
+    /// Sets the highest layer the subscriber's link carries (the stream allocator's choice; nil:
+    /// no limit); a change takes effect at the next keyframe of the layer it leads to.
+    public func setCeiling(_ layer: Int?) {
+        guard let producer, selector != nil, selector?.ceiling != layer else { return }
+        selector?.ceiling = layer
+        let flowing = producer.flowingLayers
+        if let wanted = selector?.wanted(flowing: flowing), wanted != selector?.current {
+            producer.keyframeNeeded(layer: wanted, reason: .allocation)
+        }
+    }
+
     /// - Parameter isKeyframeStart: whether the packet starts a keyframe; the producer parses
     ///   that at most once per packet, for whichever consumer asks first.
     func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, flowing: [Bool], payloadOffset: Int,

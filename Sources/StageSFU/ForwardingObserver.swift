@@ -33,6 +33,8 @@ public enum KeyframeRequestReason: String, Sendable, Hashable, CaseIterable {
     case unmuted
     /// A subscriber chose another simulcast layer.
     case preferredLayer = "preferred_layer"
+    /// The stream allocator moved a subscriber to another layer to fit its link.
+    case allocation
     /// Packets lost on the way from the publisher could not be recovered by NACKs.
     case upstreamLoss = "upstream_loss"
 }

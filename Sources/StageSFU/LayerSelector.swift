@@ -7,6 +7,9 @@
 public struct LayerSelector: Sendable, Equatable {
     /// The layer the subscriber asked for; nil means the highest available.
     public var preferred: Int?
+    /// The highest layer the subscriber's link carries now (the stream allocator's choice);
+    /// nil means no limit. The lower of this and `preferred` is aimed for.
+    public var ceiling: Int?
     public private(set) var current: Int?
     public private(set) var target: Int?
 
@@ -15,11 +18,15 @@ public struct LayerSelector: Sendable, Equatable {
     /// The layer to aim for, given which layers are flowing now.
     public func wanted(flowing: [Bool]) -> Int? {
         guard let highest = flowing.lastIndex(of: true) else { return nil }
-        guard let preferred else { return highest }
-        // The preferred layer if it flows, else the closest below it, else the lowest above.
+        let limit: Int? = switch (preferred, ceiling) {
+        case let (preferred?, ceiling?): min(preferred, ceiling)
+        case let (preferred, ceiling): preferred ?? ceiling
+        }
+        guard let limit else { return highest }
+        // The limit layer if it flows, else the closest below it, else the lowest above.
         let lowest = flowing.firstIndex(of: true)
-        guard preferred >= 0 else { return lowest }
-        return flowing[...min(preferred, flowing.count - 1)].lastIndex(of: true) ?? lowest
+        guard limit >= 0 else { return lowest }
+        return flowing[...min(limit, flowing.count - 1)].lastIndex(of: true) ?? lowest
     }
 
     /// Decides for one packet of `layer`. `isKeyframeStart` is evaluated only when needed.

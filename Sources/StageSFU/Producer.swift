@@ -19,6 +19,11 @@ public final class Producer {
     private var lastPacketAt: [ContinuousClock.Instant?]
     /// Which layers delivered a packet recently, updated in place on each packet.
     private var flowing: [Bool]
+    /// Bytes received per layer (or for the plain track) since the last `measureLayerRates`.
+    private var layerBytes: [Int]
+    /// Bits per second of each layer (or of the plain track) over the last measurement.
+    public private(set) var layerBitrates: [Int]
+    private var lastMeasurement: ContinuousClock.Instant?
     /// The SSRC of the latest packet not on a simulcast layer (a plain track's).
     private var plainSSRC: UInt32?
     /// A layer silent this long no longer counts as flowing.
@@ -57,6 +62,8 @@ public final class Producer {
         layerSSRCs = Array(repeating: nil, count: layers.count)
         lastPacketAt = Array(repeating: nil, count: layers.count)
         flowing = Array(repeating: false, count: layers.count)
+        layerBytes = Array(repeating: 0, count: max(1, layers.count))
+        layerBitrates = layerBytes
         caches = kind == .video ? (0..<max(1, layers.count)).map { _ in PacketCache() } : []
         lossTrackers = Array(repeating: UpstreamLossTracker(), count: caches.count)
         trackedSSRCs = Array(repeating: nil, count: caches.count)
@@ -81,6 +88,7 @@ public final class Producer {
             plainSSRC = ssrc
             ssrcs.insert(ssrc)
         }
+        layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
         if !caches.isEmpty {
             let index = caches.indices.contains(layer) ? layer : 0
             caches[index].store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
@@ -101,6 +109,26 @@ public final class Producer {
                 startsKeyframe = starts
                 return starts
             }
+        }
+    }
+
+    /// Which layers flow now (a layer silent for `layerTimeout` does not).
+    public var flowingLayers: [Bool] { flowing }
+
+    /// Turns the bytes received since the last call into each layer's bitrate (call about once
+    /// a second); a layer that stopped flowing measures 0.
+    public func measureLayerRates(now: ContinuousClock.Instant = .now) {
+        defer {
+            lastMeasurement = now
+            for index in layerBytes.indices { layerBytes[index] = 0 }
+        }
+        guard let last = lastMeasurement else { return }
+        let seconds = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
+        guard seconds > 0 else { return }
+        updateFlowing(now: now)
+        for index in layerBytes.indices {
+            let flows = layers.isEmpty || flowing[index]
+            layerBitrates[index] = flows ? Int(Double(layerBytes[index] * 8) / seconds) : 0
         }
     }
 

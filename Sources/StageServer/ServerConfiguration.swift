@@ -34,6 +34,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a stage session outlives its last participant: who reconnects within it (a
     /// network change, a page reload) continues the same session instead of starting one.
     public var sessionLingerSeconds: Double = 30
+    /// Whether each subscriber's simulcast layers follow its downlink estimate (the stream
+    /// allocator); off, every subscriber gets the layer it asks for whatever its link carries.
+    public var downlinkAdaptation = true
     /// An HTTP connection with nothing to read or write this long is closed (requests that
     /// trickle in, connections held open): seconds. WebSockets have their own pings.
     public var httpIdleTimeoutSeconds: Double = 30

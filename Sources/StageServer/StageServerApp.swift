@@ -53,7 +53,8 @@ public enum StageServerApp {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
         let engine = mediaPlane.engine
-        let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub)
+        let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub,
+                                 downlinkAdaptation: configuration.downlinkAdaptation)
         let whip = WHIPResponder(admission: admission, media: media)
         await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 

@@ -55,6 +55,9 @@ struct StageServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A stage session ends this long after its last participant left; who rejoins "
                                + "sooner continues it.", valueName: "seconds"))
     var sessionLinger: Double = 30
+    @Flag(inversion: .prefixedNo,
+          help: "Fit each subscriber's simulcast layers to its link, estimated from its receiver reports and REMB.")
+    var downlinkAdaptation = true
     @Option(help: ArgumentHelp("An HTTP connection idle this long is closed.", valueName: "seconds"))
     var httpIdleTimeout: Double = 30
     @Option(help: "Open HTTP and WebSocket connections at most (lowered to fit the open-file limit).")
@@ -136,6 +139,7 @@ struct StageServerCommand: AsyncParsableCommand {
         configuration.compositionIdleTimeoutSeconds = compositionIdleTimeout
         configuration.maxPublishersPerStage = maxPublishersPerStage
         configuration.sessionLingerSeconds = sessionLinger
+        configuration.downlinkAdaptation = downlinkAdaptation
         configuration.httpIdleTimeoutSeconds = httpIdleTimeout
         configuration.maxHTTPConnections = maxHttpConnections
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }

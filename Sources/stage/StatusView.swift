@@ -64,6 +64,7 @@ final class StatusView: StageRenderer {
                     let decoded = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["framesDecoded"]?.number }.max()
                     object["framesEncoded"] = encoded.map { String(Int($0)) }
                     object["framesDecoded"] = decoded.map { String(Int($0)) }
+                    object["frameWidth"] = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["frameWidth"]?.number }.max().map { String(Int($0)) }
                     // Loss and its repair (RFC 4585 NACK and PLI, RFC 4588 RTX); a publisher's counts are per stream, repeated in each layer.
                     for counter in ["nackCount", "pliCount", "framesDropped", "retransmittedPacketsSent", "retransmittedPacketsReceived"] {
                         object[counter] = stats.compactMap { $0[counter]?.number }.max().map { String(Int($0)) }

@@ -21,7 +21,11 @@ final class MediaService: @unchecked Sendable {
     /// (subscriber participant id, publisher id) → resource ids of the subscriber's sessions.
     private var subscriptionsBySubscriber: [String: [String]] = [:]
 
-    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub) {
+    /// Whether subscribers' layers follow their downlink estimates (`ServerConfiguration.downlinkAdaptation`).
+    let downlinkAdaptation: Bool
+
+    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true) {
+        self.downlinkAdaptation = downlinkAdaptation
         self.engine = engine
         self.candidates = candidates
         self.hub = hub
@@ -91,7 +95,8 @@ final class MediaService: @unchecked Sendable {
             guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer)
+            let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
+                                            adaptsToDownlink: downlinkAdaptation)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }

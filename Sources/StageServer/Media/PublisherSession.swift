@@ -137,11 +137,13 @@ final class PublisherSession: MediaPeerDelegate {
     /// Lets the feedback tasks end with the session instead of keeping it alive.
     private struct WeakSession { weak var session: PublisherSession? }
 
-    /// Once a second: a receiver report on every stream the publisher sends (RFC 3550 §6.4.2:
+    /// Once a second: each producer's layer bitrates are measured (for the subscribers' stream
+    /// allocators), and the publisher gets a receiver report on every stream the publisher sends (RFC 3550 §6.4.2:
     /// loss, jitter, LSR/DLSR), and how much it may send (REMB; senders that negotiated
     /// goog-remb ramp up to it), in one compound packet.
     private func sendFeedback() {
         let now = ContinuousClock.now
+        for producer in producers.values { producer.measureLayerRates(now: now) }
         let media = bySSRC.filter { $0.value.repair == nil }
         let blocks = media.sorted { $0.key < $1.key }.compactMap { $0.value.stream?.reportBlock(now: now) }
         let video = media.filter { $0.value.producer.kind == .video }.map(\.key).sorted()

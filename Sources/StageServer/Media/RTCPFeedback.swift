@@ -10,6 +10,10 @@ enum RTCPFeedback {
         var keyframes: [UInt32] = []
         /// Media SSRC → lost sequence numbers.
         var lost: [(ssrc: UInt32, sequences: [UInt16])] = []
+        /// Report blocks of its receiver (or sender) reports: loss per stream we send.
+        var reports: [RTCPReceptionReport] = []
+        /// Its own estimate of its downlink (REMB), in bits per second.
+        var estimate: UInt64?
     }
 
     /// Every packet of a compound it can read; a malformed one is skipped, as libwebrtc does,
@@ -38,6 +42,9 @@ enum RTCPFeedback {
             case .pictureLossIndication(let pli): requests.keyframes.append(pli.mediaSSRC)
             case .fullIntraRequest(let fir): requests.keyframes += fir.entries.map(\.ssrc)
             case .genericNACK(let nack): requests.lost.append((nack.mediaSSRC, nack.lostSequenceNumbers))
+            case .receiverReport(let report): requests.reports += report.reports
+            case .senderReport(let report): requests.reports += report.reports
+            case .receiverEstimatedMaxBitrate(let remb): requests.estimate = remb.bitrate
             default: break
             }
         }

@@ -12,9 +12,12 @@ final class SubscriberSession: MediaPeerDelegate {
     /// outgoing SSRC → consumer.
     private(set) var consumers: [UInt32: Consumer] = [:]
     var onClose: ((SubscriberSession) -> Void)?
+    /// Fits the layers it receives to its link (nil: adaptation is off).
+    let adaptation: DownlinkAdaptation?
 
-    init(id: String, ownerId: String, stageId: String, peer: MediaPeer) {
+    init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true) {
         self.id = id
+        adaptation = adaptsToDownlink ? DownlinkAdaptation() : nil
         self.ownerId = ownerId
         self.stageId = stageId
         self.peer = peer
@@ -42,6 +45,9 @@ final class SubscriberSession: MediaPeerDelegate {
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         let requests = RTCPFeedback.requests(in: UnsafeRawBufferPointer(packet))
+        if !requests.reports.isEmpty || requests.estimate != nil {
+            adaptation?.report(blocks: requests.reports, receiverEstimate: requests.estimate, consumers: consumers, now: .now)
+        }
         for ssrc in requests.keyframes {
             MediaMetrics.shared.plisReceived.increment()
             guard let consumer = consumers[ssrc] else {

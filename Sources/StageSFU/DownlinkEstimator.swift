@@ -1,0 +1,47 @@
+/// How many bits per second one subscriber's link carries, estimated from what it reports:
+/// the loss-based half of Google congestion control (draft-ietf-rmcat-gcc-02 §6) driven by its
+/// receiver reports (RFC 3550 §6.4.2), bounded by its own estimate when it sends REMB
+/// (draft-alvestrand-rmcat-remb-03).
+///
+/// - More than 10 % lost: down to what got through (the rate sent × (1 − loss)), and at least
+///   by half the loss, as GCC's `As(i) = As(i−1)(1 − 0.5p)`; a link that lost a quarter of
+///   what was sent is at its limit, and the delivered rate is its best measure.
+/// - Under 2 % lost: up by `increaseFactor` a report, while what is sent uses at least half of
+///   the estimate, or while the estimate is below what the allocator wants to try next (the
+///   next layer up: trying it is the probe); beyond both, an estimate far above the traffic
+///   would tell nothing, so it is not raised further.
+/// - Between: unchanged.
+public struct DownlinkEstimator: Sendable {
+    public static let minimum = 100_000
+    public static let maximum = 20_000_000
+    /// GCC increases by 8 % a second; faster here, because layers are coarse steps and a
+    /// subscriber back on a good link should see the top layer within seconds.
+    public static let increaseFactor = 1.3
+
+    /// Starts at the maximum: until a report says otherwise, every layer fits (what the SFU
+    /// did before it estimated anything).
+    public private(set) var estimate: Int = DownlinkEstimator.maximum
+    /// The subscriber's own estimate (REMB), if it sends one.
+    public private(set) var receiverEstimate: Int?
+
+    public init() {}
+
+    /// A receiver report's loss over an interval in which `sentBitrate` was sent to the subscriber.
+    /// - Parameter wanted: the rate the allocator would try next (0: none).
+    public mutating func receiverReport(fractionLost: Double, sentBitrate: Int, wanted: Int = 0) {
+        let loss = min(max(fractionLost, 0), 1)
+        if loss > 0.10 {
+            let delivered = Int((Double(sentBitrate) * (1 - loss)).rounded())
+            estimate = min(Int((Double(estimate) * (1 - 0.5 * loss)).rounded()), max(delivered, Self.minimum))
+        } else if loss < 0.02, sentBitrate * 2 >= estimate || estimate < wanted {
+            estimate = Int((Double(estimate) * Self.increaseFactor).rounded())
+        }
+        estimate = min(max(estimate, Self.minimum), receiverEstimate ?? Self.maximum, Self.maximum)
+    }
+
+    /// The subscriber's REMB: an upper bound from now on.
+    public mutating func receiverEstimate(bitsPerSecond: Int) {
+        receiverEstimate = max(bitsPerSecond, Self.minimum)
+        estimate = min(estimate, receiverEstimate ?? Self.maximum)
+    }
+}

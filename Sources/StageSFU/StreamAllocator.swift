@@ -1,0 +1,105 @@
+/// Spends one subscriber's downlink estimate across its simulcast video tracks: every track
+/// gets its lowest flowing layer first, then the tracks on the lowest layers move up one step at
+/// a time while the sum fits, up to each subscription's own ceiling (`preferLayer`, WHEP
+/// `layer`). Audio is paid for before any video. The result is a layer ceiling per track,
+/// applied by each consumer's `LayerSelector` at the next keyframe.
+///
+/// Against flapping: staying on a layer costs its bitrate, moving up costs `upgradeMargin` ×
+/// it; a track pushed down may not move up again before its back-off ends (2 s, doubling on
+/// each push-down to 32 s, and back to 2 s once it has held a layer for 15 s).
+public struct StreamAllocator: Sendable {
+    public static let upgradeMargin = 1.2
+    public static let firstBackoff: Duration = .seconds(2)
+    public static let longestBackoff: Duration = .seconds(32)
+    public static let settledAfter: Duration = .seconds(15)
+
+    /// One simulcast video track of the subscriber.
+    public struct Track: Sendable {
+        public var id: String
+        /// Measured bits per second of each layer, lowest first; 0 for a layer not flowing.
+        public var layerBitrates: [Int]
+        /// The subscription's own ceiling (nil: none).
+        public var preferred: Int?
+
+        public init(id: String, layerBitrates: [Int], preferred: Int? = nil) {
+            self.id = id
+            self.layerBitrates = layerBitrates
+            self.preferred = preferred
+        }
+    }
+
+    private struct History: Sendable {
+        var layer: Int
+        var since: ContinuousClock.Instant
+        var blockedUntil: ContinuousClock.Instant
+        var backoff: Duration
+    }
+
+    private var history: [String: History] = [:]
+    /// The total bitrate of the next upgrade the allocator would make if the estimate allowed,
+    /// for the estimator's probing (0: nothing to try).
+    public private(set) var nextStep = 0
+
+    public init() {}
+
+    /// The layer ceiling of each track for `budget` bits per second (video only: the caller
+    /// has taken audio off). Tracks with no flowing layer are left out.
+    public mutating func allocate(budget: Int, tracks: [Track], now: ContinuousClock.Instant) -> [String: Int] {
+        var chosen: [String: Int] = [:]
+        var total = 0
+        for track in tracks {
+            guard let lowest = track.layerBitrates.firstIndex(where: { $0 > 0 }) else { continue }
+            chosen[track.id] = lowest
+            total += track.layerBitrates[lowest]
+        }
+        nextStep = 0
+        // Up one step at a time, lowest layers first, while the sum fits.
+        while true {
+            let candidates = tracks.compactMap { track -> (track: Track, layer: Int, cost: Int)? in
+                guard let current = chosen[track.id], let next = nextLayer(of: track, above: current),
+                      history[track.id].map({ now >= $0.blockedUntil || next <= $0.layer }) ?? true else { return nil }
+                let held = history[track.id]?.layer ?? -1
+                let margin = next > held ? Self.upgradeMargin : 1.0
+                return (track, next, Int(Double(track.layerBitrates[next]) * margin) - track.layerBitrates[current])
+            }
+            guard let step = candidates.min(by: { chosen[$0.track.id]! < chosen[$1.track.id]! }) else { break }
+            guard total + step.cost <= budget else {
+                nextStep = total + step.cost
+                break
+            }
+            total += step.track.layerBitrates[step.layer] - step.track.layerBitrates[chosen[step.track.id]!]
+            chosen[step.track.id] = step.layer
+        }
+        remember(chosen, now: now)
+        return chosen
+    }
+
+    /// The next flowing layer above `layer`, within the track's own ceiling.
+    private func nextLayer(of track: Track, above layer: Int) -> Int? {
+        let ceiling = min(track.preferred ?? track.layerBitrates.count - 1, track.layerBitrates.count - 1)
+        guard layer < ceiling else { return nil }
+        return track.layerBitrates[(layer + 1)...ceiling].firstIndex(where: { $0 > 0 })
+    }
+
+    /// Records each track's layer; a push-down starts (or doubles) its back-off.
+    private mutating func remember(_ chosen: [String: Int], now: ContinuousClock.Instant) {
+        for (id, layer) in chosen {
+            guard var entry = history[id] else {
+                history[id] = History(layer: layer, since: now, blockedUntil: now, backoff: Self.firstBackoff)
+                continue
+            }
+            if layer < entry.layer {
+                entry.blockedUntil = now + entry.backoff
+                entry.backoff = min(entry.backoff * 2, Self.longestBackoff)
+                entry.since = now
+            } else if layer > entry.layer {
+                entry.since = now
+            } else if now - entry.since >= Self.settledAfter {
+                entry.backoff = Self.firstBackoff
+            }
+            entry.layer = layer
+            history[id] = entry
+        }
+        for id in history.keys where chosen[id] == nil { history[id] = nil }
+    }
+}

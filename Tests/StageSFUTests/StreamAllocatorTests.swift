@@ -1,0 +1,79 @@
+import Testing
+@testable import StageSFU
+
+/// A subscriber's downlink estimate (loss-based, GCC's shape) and the layers it buys.
+struct StreamAllocatorTests {
+    static let start = ContinuousClock.now
+    static func at(_ seconds: Int) -> ContinuousClock.Instant { start + .seconds(seconds) }
+    /// A three-layer track: 150 kbps, 500 kbps, 1.5 Mbps.
+    static func track(_ id: String = "v", preferred: Int? = nil) -> StreamAllocator.Track {
+        .init(id: id, layerBitrates: [150_000, 500_000, 1_500_000], preferred: preferred)
+    }
+
+    @Test("heavy loss brings the estimate down to what got through; a clean link raises it only while the traffic or the next step needs it")
+    func estimator() {
+        var estimator = DownlinkEstimator()
+        #expect(estimator.estimate == DownlinkEstimator.maximum)
+        estimator.receiverReport(fractionLost: 0.8, sentBitrate: 1_600_000)
+        #expect(estimator.estimate == 320_000, "1.6 Mbps sent, 20 % arrived")
+        estimator.receiverReport(fractionLost: 0.05, sentBitrate: 300_000)
+        #expect(estimator.estimate == 320_000, "2–10 % lost: held")
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 160_000)
+        #expect(estimator.estimate == 416_000, "traffic uses half: raised by 30 %")
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 160_000)
+        #expect(estimator.estimate == 416_000, "traffic far below the estimate and nothing to try: held")
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 160_000, wanted: 600_000)
+        #expect(estimator.estimate == 540_800, "below the next step: raised to probe it")
+        estimator.receiverEstimate(bitsPerSecond: 450_000)
+        #expect(estimator.estimate == 450_000, "the subscriber's REMB bounds it")
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 400_000)
+        #expect(estimator.estimate == 450_000)
+    }
+
+    @Test("the budget buys the highest layers that fit, lowest tracks first; moving up needs a 20 % margin")
+    func allocation() {
+        var allocator = StreamAllocator()
+        #expect(allocator.allocate(budget: 10_000_000, tracks: [Self.track("a"), Self.track("b")], now: Self.at(0)) == ["a": 2, "b": 2])
+        var fresh = StreamAllocator()
+        let two = fresh.allocate(budget: 1_300_000, tracks: [Self.track("a"), Self.track("b")], now: Self.at(0))
+        #expect(two == ["a": 1, "b": 1], "both on the middle layer rather than one on top")
+        var margin = StreamAllocator()
+        #expect(margin.allocate(budget: 550_000, tracks: [Self.track()], now: Self.at(0)) == ["v": 0], "500 k × 1.2 does not fit in 550 k")
+        #expect(margin.nextStep == 600_000, "what it would try next")
+        #expect(margin.allocate(budget: 600_000, tracks: [Self.track()], now: Self.at(1)) == ["v": 1])
+        #expect(margin.allocate(budget: 510_000, tracks: [Self.track()], now: Self.at(2)) == ["v": 1], "staying costs no margin")
+        var below = StreamAllocator()
+        #expect(below.allocate(budget: 50_000, tracks: [Self.track()], now: Self.at(0)) == ["v": 0], "never below the lowest layer")
+        var ceiling = StreamAllocator()
+        #expect(ceiling.allocate(budget: 10_000_000, tracks: [Self.track(preferred: 1)], now: Self.at(0)) == ["v": 1], "the subscription's ceiling holds")
+        var gaps = StreamAllocator()
+        let stopped = StreamAllocator.Track(id: "v", layerBitrates: [0, 500_000, 1_500_000])
+        #expect(gaps.allocate(budget: 100_000, tracks: [stopped], now: Self.at(0)) == ["v": 1], "a layer that stopped is skipped")
+    }
+
+    @Test("a track pushed down waits out a back-off (2 s, then 4 s) before moving up again")
+    func backoff() {
+        var allocator = StreamAllocator()
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [Self.track()], now: Self.at(0)) == ["v": 2])
+        #expect(allocator.allocate(budget: 300_000, tracks: [Self.track()], now: Self.at(1)) == ["v": 0])
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [Self.track()], now: Self.at(2)) == ["v": 0], "blocked until 3 s")
+        #expect(allocator.nextStep == 0, "nothing to try while blocked")
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [Self.track()], now: Self.at(3)) == ["v": 2])
+        #expect(allocator.allocate(budget: 300_000, tracks: [Self.track()], now: Self.at(4)) == ["v": 0])
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [Self.track()], now: Self.at(7)) == ["v": 0], "the second back-off is 4 s")
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [Self.track()], now: Self.at(8)) == ["v": 2])
+    }
+
+    @Test("the allocator's ceiling and the subscriber's preference: the lower one is aimed for")
+    func selectorCeiling() {
+        var selector = LayerSelector(preferred: 2)
+        selector.ceiling = 1
+        #expect(selector.wanted(flowing: [true, true, true]) == 1)
+        selector.preferred = 0
+        #expect(selector.wanted(flowing: [true, true, true]) == 0)
+        selector.preferred = nil
+        #expect(selector.wanted(flowing: [true, false, true]) == 0, "the ceiling's layer stopped: the closest below")
+        selector.ceiling = nil
+        #expect(selector.wanted(flowing: [true, true, true]) == 2)
+    }
+}
