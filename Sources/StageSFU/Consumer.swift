@@ -127,6 +127,35 @@ public final class Consumer {
         return resent
     }
 
+    /// Bytes of padding in one probe packet (RFC 3550 §5.1 allows up to 255).
+    public static let paddingPerPacket = 255
+
+    /// Sends `count` padding-only packets on the RTX stream (RFC 4588 §4; RFC 3550 §5.1
+    /// padding): traffic that probes the subscriber's link and carries no media, which
+    /// receivers drop. Nothing without an RTX stream, or before the first media packet.
+    /// - Returns: the bytes sent (RTP header and padding).
+    @discardableResult
+    public func sendPadding(count: Int) -> Int {
+        guard let retransmission, let buffer = retransmissionBuffer, munger.currentSource != nil else { return 0 }
+        let length = RTPHeader.fixedSize + Self.paddingPerPacket
+        var sent = 0
+        for _ in 0..<count {
+            let header = RTPHeader(padding: true, payloadType: retransmission.payloadType, sequenceNumber: retransmissionSequence,
+                                   timestamp: munger.lastOutgoingTimestamp, ssrc: retransmission.ssrc)
+            var bytes: [UInt8] = []
+            header.serialize(into: &bytes)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[..<RTPHeader.fixedSize]).copyBytes(from: bytes)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[RTPHeader.fixedSize..<length]).initializeMemory(as: UInt8.self, repeating: 0)
+            buffer[length - 1] = UInt8(Self.paddingPerPacket)
+            retransmissionSequence &+= 1
+            if send(UnsafeRawBufferPointer(rebasing: buffer[..<length]), { _ in }) { sent += length }
+        }
+        return sent
+    }
+
+    /// Whether it can send probes (`sendPadding`): its subscriber negotiated RTX.
+    public var canProbe: Bool { retransmission != nil }
+
     /// Sends one cached packet again as the `outgoing` packet it was.
     private func resend(_ packet: UnsafeRawBufferPointer, outgoing: UInt16, origin: RTPMunger.Origin) -> Bool {
         let fields = RTPFixedFields(packet)

@@ -39,6 +39,9 @@ public final class Producer {
     /// Sends a NACK towards the publisher: (media SSRC, lost sequence numbers). Nil: none are
     /// sent (losses are then only repaired by keyframes).
     public var requestRetransmission: ((_ ssrc: UInt32, _ sequences: [UInt16]) -> Void)?
+    /// Called when a gap opens: its owner should call `checkUpstreamLoss` every
+    /// `lossCheckInterval` while `isRepairingUpstreamLoss` (no timer runs on a clean link).
+    public var onUpstreamLoss: (() -> Void)?
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
     private var lastKeyframeRequest: ContinuousClock.Instant?
@@ -150,12 +153,14 @@ public final class Producer {
         case .gap(let lost):
             observer?.retransmissionRequested(count: lost.count)
             requestRetransmission(ssrc, lost)
+            onUpstreamLoss?()
         case .tooLarge: keyframeNeeded(cacheIndex: index, reason: .upstreamLoss, now: now)
         }
     }
 
     /// Asks the publisher again for what is still missing, and for a keyframe of a layer where
-    /// a packet was given up on. Called every `lossCheckInterval` by the publisher's session.
+    /// a packet was given up on. Called every `lossCheckInterval` by the publisher's session
+    /// while `isRepairingUpstreamLoss`.
     public func checkUpstreamLoss(now: ContinuousClock.Instant = .now) {
         guard let requestRetransmission else { return }
         for index in lossTrackers.indices {
@@ -177,6 +182,9 @@ public final class Producer {
             keyframeNeeded(layer: cacheIndex, reason: reason, now: now)
         }
     }
+
+    /// Whether packets lost on the way in are still being asked for.
+    public var isRepairingUpstreamLoss: Bool { lossTrackers.contains(where: \.isRepairing) }
 
     /// How often `checkUpstreamLoss` should run.
     public static let lossCheckInterval: Duration = .milliseconds(20)

@@ -94,6 +94,9 @@ public struct RTPMunger: Sendable {
     /// A source RTP timestamp on the outgoing timeline (for translating Sender Reports).
     public func outgoingTimestamp(for sourceTimestamp: UInt32) -> UInt32 { sourceTimestamp &+ timestampOffset }
 
+    /// The newest timestamp sent (what a padding packet on the same clock carries).
+    public var lastOutgoingTimestamp: UInt32 { lastTimestamp }
+
     /// The source SSRC currently forwarded.
     public var currentSource: UInt32? { sourceSSRC }
 

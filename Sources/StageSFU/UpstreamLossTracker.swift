@@ -23,6 +23,8 @@ public struct UpstreamLossTracker: Sendable {
     private var highest: UInt16?
     /// Oldest first; never more than `maximumMissing`.
     private(set) var missing: [Missing] = []
+    /// Whether a packet is still being asked for (`due` has work).
+    public var isRepairing: Bool { !missing.isEmpty }
     /// Packets that arrived after being reported missing (late, or resent).
     public private(set) var recovered = 0
     /// Packets given up on.

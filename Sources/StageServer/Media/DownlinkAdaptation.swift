@@ -1,3 +1,4 @@
+import NIOCore
 import StageSFU
 import StageWire
 
@@ -5,6 +6,11 @@ import StageWire
 /// receiver reports and REMB) spent across the simulcast layers of what it receives
 /// (`StreamAllocator`), applied as each consumer's layer ceiling. Runs on the media event loop,
 /// once per receiver report.
+///
+/// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
+/// what the next step needs, until the next report (about a second); only if that report shows
+/// no loss does the move happen. A failed probe costs a little loss on the current layer, not a
+/// broken keyframe of the next. Subscribers without RTX move up untried (the move is the probe).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
     private var allocator = StreamAllocator()
@@ -17,6 +23,35 @@ final class DownlinkAdaptation {
     /// The estimate, in bits per second.
     var estimate: Int { estimator.estimate }
 
+    private let eventLoop: (any EventLoop)?
+    /// A probe under way: padding at `bitsPerSecond` from `consumer`, judged by the first report after `until`.
+    private var probe: Probe?
+    /// The last probe showed the next step fits: the next allocation may take it.
+    private var probeSucceeded = false
+    /// A failed probe is not repeated before this (2 s, doubling to 32 s; reset by a success).
+    private var probeBlockedUntil: ContinuousClock.Instant?
+    private var probeBackoff = StreamAllocator.firstBackoff
+    /// Probe bytes sent since the last report (they count as sent).
+    private var probeBytes = 0
+    private var probeTask: RepeatedTask?
+    /// How often probe padding goes out.
+    static let probeTick: TimeAmount = .milliseconds(20)
+    static let probeDuration: Duration = .milliseconds(900)
+
+    private struct Probe {
+        var until: ContinuousClock.Instant
+        var bitsPerSecond: Int
+        weak var consumer: Consumer?
+        /// Bytes owed to the padding schedule (a fraction of a packet carries to the next tick).
+        var owed = 0.0
+    }
+
+    init(eventLoop: (any EventLoop)?) {
+        self.eventLoop = eventLoop
+    }
+
+    deinit { probeTask?.cancel() }
+
     /// A report from the subscriber: its blocks about our streams and its REMB, if any.
     func report(blocks: [RTCPReceptionReport], receiverEstimate: UInt64?, consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
         if let receiverEstimate { estimator.receiverEstimate(bitsPerSecond: Int(clamping: receiverEstimate)) }
@@ -28,15 +63,69 @@ final class DownlinkAdaptation {
         guard let last = lastSent else { return }
         let seconds = Double((now - last.at).components.seconds) + Double((now - last.at).components.attoseconds) / 1e18
         guard seconds >= 0.2 else { return }
-        let bits = ((octets - last.octets) + (packets - last.packets) * Self.overheadPerPacket) * 8
+        let bits = ((octets - last.octets) + (packets - last.packets) * Self.overheadPerPacket + probeBytes) * 8
+        probeBytes = 0
+        let sentBitrate = Int(Double(bits) / seconds)
         let loss = ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
-        estimator.receiverReport(fractionLost: loss, sentBitrate: Int(Double(bits) / seconds), wanted: allocator.nextStep)
-        allocate(consumers: consumers, now: now)
+        let wanted = allocator.nextStep
+        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted)
+        if let running = probe, now >= running.until {
+            stopProbe()
+            probeSucceeded = loss < 0.02
+            if probeSucceeded {
+                probeBackoff = StreamAllocator.firstBackoff
+            } else {
+                probeBlockedUntil = now + probeBackoff
+                probeBackoff = min(probeBackoff * 2, StreamAllocator.longestBackoff)
+            }
+        }
+        var budget = estimator.estimate
+        if wanted > 0, budget >= wanted, !probeSucceeded {
+            // The next step would fit by the estimate: try it with padding first, if RTX allows.
+            if probe == nil, probeBlockedUntil.map({ now >= $0 }) ?? true,
+               let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
+                startProbe(from: prober, bitsPerSecond: max(wanted - sentBitrate, 50_000), now: now)
+            }
+            // While probing, or blocked after a failed probe, the step is not taken (with RTX).
+            if probe != nil || consumers.values.contains(where: \.canProbe) { budget = wanted - 1 }
+        }
+        allocate(consumers: consumers, budget: budget, now: now)
+        if budget >= wanted { probeSucceeded = false }
     }
 
+    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, now: ContinuousClock.Instant) {
+        guard let eventLoop else { return }
+        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer)
+        // The task runs on the loop this object lives on.
+        let adaptation = NIOLoopBound(WeakAdaptation(adaptation: self), eventLoop: eventLoop)
+        probeTask = eventLoop.scheduleRepeatedTask(initialDelay: Self.probeTick, delay: Self.probeTick) { _ in
+            adaptation.value.adaptation?.sendProbePadding()
+        }
+    }
+
+    private func stopProbe() {
+        probeTask?.cancel()
+        probeTask = nil
+        probe = nil
+    }
+
+    /// One tick of padding at the probe's rate.
+    private func sendProbePadding() {
+        guard var running = probe, let consumer = running.consumer else { return stopProbe() }
+        let packetBytes = Double(RTPHeader.fixedSize + Consumer.paddingPerPacket + Self.overheadPerPacket - 12)
+        running.owed += Double(running.bitsPerSecond) / 8 * 0.020
+        let count = Int(running.owed / packetBytes)
+        running.owed -= Double(count) * packetBytes
+        probe = running
+        probeBytes += consumer.sendPadding(count: count) + count * (Self.overheadPerPacket - 12)
+    }
+
+    /// Lets the probe task end with the adaptation instead of keeping it alive.
+    private struct WeakAdaptation { weak var adaptation: DownlinkAdaptation? }
+
     /// Audio and plain video are paid first; the rest goes to the simulcast tracks.
-    private func allocate(consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
-        var budget = estimator.estimate
+    private func allocate(consumers: [UInt32: Consumer], budget: Int, now: ContinuousClock.Instant) {
+        var budget = budget
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: Consumer] = [:]
         for consumer in consumers.values {

@@ -71,6 +71,7 @@ final class PublisherSession: MediaPeerDelegate {
                     let nack = RTCPFeedback.genericNACK(sender: Self.senderSSRC, media: ssrc, lost: lost)
                     _ = nack.withUnsafeBytes { peer?.sendRTCP($0) }
                 }
+                producer.onUpstreamLoss = { [weak self] in self?.scheduleLossCheck() }
             }
         }
         peer.delegate = self
@@ -119,20 +120,27 @@ final class PublisherSession: MediaPeerDelegate {
         feedbackTask = loop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { _ in
             session.value.session?.sendFeedback()
         }
-        let video = producers.values.filter { $0.requestRetransmission != nil }
-        guard !video.isEmpty else { return }
-        let interval = TimeAmount.nanoseconds(Int64(Producer.lossCheckInterval.components.attoseconds / 1_000_000_000))
-        lossTask = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            guard let session = session.value.session else { return }
-            let now = ContinuousClock.now
-            for producer in session.producers.values where producer.requestRetransmission != nil { producer.checkUpstreamLoss(now: now) }
-        }
     }
 
     /// Sends receiver reports and REMB (`sendFeedback`).
     private var feedbackTask: RepeatedTask?
-    /// Asks publishers again for packets still missing (`Producer.checkUpstreamLoss`).
-    private var lossTask: RepeatedTask?
+    /// The next `checkUpstreamLoss` round, while a producer repairs upstream loss (none on a clean link).
+    private var lossCheck: Scheduled<Void>?
+
+    /// A producer found a gap: check every `Producer.lossCheckInterval` until all are repaired
+    /// or given up.
+    private func scheduleLossCheck() {
+        guard lossCheck == nil, let loop = peer.eventLoop else { return }
+        let interval = TimeAmount.nanoseconds(Int64(Producer.lossCheckInterval.components.attoseconds / 1_000_000_000))
+        let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
+        lossCheck = loop.scheduleTask(in: interval) {
+            guard let session = session.value.session else { return }
+            session.lossCheck = nil
+            let now = ContinuousClock.now
+            for producer in session.producers.values where producer.isRepairingUpstreamLoss { producer.checkUpstreamLoss(now: now) }
+            if session.producers.values.contains(where: \.isRepairingUpstreamLoss) { session.scheduleLossCheck() }
+        }
+    }
 
     /// Lets the feedback tasks end with the session instead of keeping it alive.
     private struct WeakSession { weak var session: PublisherSession? }
@@ -240,7 +248,7 @@ final class PublisherSession: MediaPeerDelegate {
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
         feedbackTask?.cancel()
-        lossTask?.cancel()
+        lossCheck?.cancel()
         onClose?(self)
         for producer in producers.values { producer.close() }
     }

@@ -17,7 +17,7 @@ final class SubscriberSession: MediaPeerDelegate {
 
     init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true) {
         self.id = id
-        adaptation = adaptsToDownlink ? DownlinkAdaptation() : nil
+        adaptation = adaptsToDownlink ? DownlinkAdaptation(eventLoop: peer.eventLoop) : nil
         self.ownerId = ownerId
         self.stageId = stageId
         self.peer = peer
