@@ -4,7 +4,6 @@ reports), against a reference run with adaptation switched off. A CLI host publi
 layers (320×180, 640×360, 1280×720); a CLI guest behind a link emulator watches. Timeline
 printed; the benchmark's strict targets (2 s down, 10 s back up, no freeze over 1 s) are
 checked here with margins for a shared 2-core machine."""
-import datetime
 import time
 
 from offnet import LabServer, Participant, counter_samples
@@ -54,21 +53,24 @@ def _run(netlab, tmp_path, name, adaptation):
         netlab.shape(guest_box, "down", rate_bps=WIDE, queue_ms=100)
         time.sleep(RECOVERY_SECONDS)
         ended_at = time.time()
+        metrics = netlab.run(srv, ["curl", "-sf", "-m", "5", "http://127.0.0.1:8080/metrics"], check=False).stdout
     finally:
         guest.leave()
         host.leave()
         server.stop()
+    print(f"\n[{name}] " + " ".join(line for line in metrics.splitlines()
+                                   if line.startswith(("proscenium_media_probes_total", "proscenium_media_layer_allocations_total"))))
     samples = _samples(guest)
     timeline = " ".join(f"{t - dropped_at:+.0f}s:{w}/{n}" for t, w, n in samples)
     print(f"\n[{name}] timeline (seconds from the drop: width/frames decoded): {timeline}")
-    return samples, dropped_at, widened_at, ended_at
+    return samples, dropped_at, widened_at, ended_at, guest
 
 
 def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path):
     for name in ("adaptive", "fixed"):
         (tmp_path / name).mkdir()
-    samples, dropped, widened, ended = _run(netlab, tmp_path, "adaptive", adaptation=True)
-    reference, r_dropped, r_widened, _ = _run(netlab, tmp_path, "fixed", adaptation=False)
+    samples, dropped, widened, _, _ = _run(netlab, tmp_path, "adaptive", adaptation=True)
+    reference, r_dropped, r_widened, _, _ = _run(netlab, tmp_path, "fixed", adaptation=False)
 
     top_before = max((w for t, w, _ in samples if t < dropped), default=0)
     down_after = _first(samples, dropped, lambda w: 0 < w <= 320)

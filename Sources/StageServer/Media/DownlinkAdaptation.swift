@@ -8,8 +8,8 @@ import StageWire
 /// once per receiver report.
 ///
 /// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
-/// what the next step needs, until the next report (about a second); only if that report shows
-/// no loss does the move happen. A failed probe costs a little loss on the current layer, not a
+/// a quarter more than the next step needs (room for its keyframes), until the next report
+/// (about a second); only if that report shows no loss does the move happen. A failed probe costs a little loss on the current layer, not a
 /// broken keyframe of the next. Subscribers without RTX move up untried (the move is the probe).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
@@ -72,6 +72,7 @@ final class DownlinkAdaptation {
         if let running = probe, now >= running.until {
             stopProbe()
             probeSucceeded = loss < 0.02
+            (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
             if probeSucceeded {
                 probeBackoff = StreamAllocator.firstBackoff
             } else {
@@ -84,7 +85,7 @@ final class DownlinkAdaptation {
             // The next step would fit by the estimate: try it with padding first, if RTX allows.
             if probe == nil, probeBlockedUntil.map({ now >= $0 }) ?? true,
                let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
-                startProbe(from: prober, bitsPerSecond: max(wanted - sentBitrate, 50_000), now: now)
+                startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), now: now)
             }
             // While probing, or blocked after a failed probe, the step is not taken (with RTX).
             if probe != nil || consumers.values.contains(where: \.canProbe) { budget = wanted - 1 }
@@ -138,7 +139,11 @@ final class DownlinkAdaptation {
             }
         }
         for (id, layer) in allocator.allocate(budget: budget, tracks: tracks, now: now) {
-            byID[id]?.setCeiling(layer)
+            guard let consumer = byID[id], consumer.selector?.ceiling != layer else { continue }
+            if let before = consumer.selector?.ceiling ?? consumer.selector?.current {
+                (layer > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment()
+            }
+            consumer.setCeiling(layer)
         }
     }
 }

@@ -38,6 +38,12 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     let nacksSent = Counter(label: "proscenium_media_nacks_sent_total")
     /// RTX packets (RFC 4588) from publishers restored to the packet they repair.
     let retransmissionsReceived = Counter(label: "proscenium_media_rtx_received_total")
+    /// Link probes before a subscriber moves up a layer (padding on its RTX stream), by outcome.
+    let probesPassed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "passed")])
+    let probesFailed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "failed")])
+    /// A subscriber's layer ceiling moved by the stream allocator, by direction.
+    let allocationsUp = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "up")])
+    let allocationsDown = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "down")])
     /// PLIs sent to publishers.
     let plisSent = Counter(label: "proscenium_media_plis_sent_total")
     private let keyframeRequests: [KeyframeRequestReason: Counter] = Dictionary(uniqueKeysWithValues: KeyframeRequestReason.allCases.map {
