@@ -10,8 +10,11 @@ public final class Consumer {
     let send: (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
     /// Layer choice for a simulcast producer (nil for a plain track).
     public private(set) var selector: LayerSelector?
-    /// Paused consumers drop packets (mute, or a subscription to audio only).
-    public var isPaused = false
+    /// Paused consumers drop packets (mute, or a subscription to audio only); resuming continues
+    /// the outgoing numbering without a gap.
+    public var isPaused = false {
+        didSet { if oldValue && !isPaused { munger.resync() } }
+    }
     public private(set) var packetsForwarded = 0
     public private(set) var octetsForwarded = 0
     /// Sends a Sender Report for this consumer's stream: (ssrc, ntp, rtp time, packets, octets).
@@ -196,6 +199,9 @@ public final class Consumer {
         producer?.detach(self)
         producer = nil
     }
+
+    /// Its producer skipped packets on purpose (a mute): continue the numbering without a gap.
+    func resync() { munger.resync() }
 
     func producerClosed() {
         producer = nil

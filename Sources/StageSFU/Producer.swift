@@ -47,9 +47,14 @@ public final class Producer {
     private var lastKeyframeRequest: ContinuousClock.Instant?
     /// Hears every drop and keyframe request of this producer and its consumers, to count them.
     public let observer: (any ForwardingObserver)?
-    /// A muted track is not forwarded (its publisher said so); unmuting asks for a keyframe.
+    /// A muted track is not forwarded (its publisher said so); unmuting asks for a keyframe, and
+    /// its consumers continue their numbering where they stopped.
     public var isMuted = false {
-        didSet { if oldValue && !isMuted { keyframeNeeded(reason: .unmuted) } }
+        didSet {
+            guard oldValue, !isMuted else { return }
+            for consumer in consumers { consumer.resync() }
+            keyframeNeeded(reason: .unmuted)
+        }
     }
 
     /// Keyframe requests towards the publisher are at most this frequent.
@@ -188,11 +193,6 @@ public final class Producer {
 
     /// How often `checkUpstreamLoss` should run.
     public static let lossCheckInterval: Duration = .milliseconds(20)
-
-    /// Packets lost on the way in and then recovered, and given up on, over all layers.
-    public var upstreamRecovery: (recovered: Int, abandoned: Int) {
-        lossTrackers.reduce((0, 0)) { ($0.0 + $1.recovered, $0.1 + $1.abandoned) }
-    }
 
     /// Calls `body` with a recent packet of this track, if a cache still holds it.
     /// - Returns: whether one did.

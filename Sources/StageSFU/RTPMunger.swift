@@ -19,6 +19,8 @@ public struct RTPMunger: Sendable {
     /// The latest sources and where their outgoing numbering began, newest last, so a NACK
     /// for a packet sent before a layer switch still finds its original.
     private var epochs: [Epoch] = []
+    /// The next packet continues the outgoing numbering even if its source skipped some.
+    private var resyncPending = false
     /// Sources remembered for NACKs: a switch a second is already more than a subscriber sees.
     static let rememberedEpochs = 4
     /// RTP clock ticks per millisecond of the 90 kHz video clock: sources switch between
@@ -36,6 +38,8 @@ public struct RTPMunger: Sendable {
     /// - Parameter source: the packet's own header fields, as parsed once on arrival.
     public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields, now: ContinuousClock.Instant = .now) {
         let ssrc = source.ssrc, sequence = source.sequenceNumber, timestamp = source.timestamp
+        let resynced = resyncPending && started && ssrc == sourceSSRC
+        resyncPending = false
         if !started {
             // Start at the source's own numbering: nothing to hide yet.
             started = true
@@ -46,8 +50,12 @@ public struct RTPMunger: Sendable {
             let milliseconds = UInt32(clamping: max(1, elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
             sequenceOffset = lastSequence &+ 1 &- sequence
             timestampOffset = lastTimestamp &+ milliseconds &* Self.ticksPerMillisecond &- timestamp
+        } else if resynced {
+            // The same source after packets deliberately not forwarded: no gap for the
+            // subscriber to ask about; the source's timestamps advanced with the time already.
+            sequenceOffset = lastSequence &+ 1 &- sequence
         }
-        if epochs.last?.source != ssrc {
+        if epochs.last?.source != ssrc || resynced {
             if epochs.count == Self.rememberedEpochs { epochs.removeFirst() }
             epochs.append(Epoch(source: ssrc, firstOutgoing: sequence &+ sequenceOffset, sequenceOffset: sequenceOffset,
                                 timestampOffset: timestampOffset))
@@ -61,6 +69,11 @@ public struct RTPMunger: Sendable {
         }
         write(packet, sequence: outSequence, timestamp: outTimestamp)
     }
+
+    /// Packets of the current source were deliberately not forwarded (the track was muted, the
+    /// consumer paused): the next one continues the outgoing sequence without a gap, so the
+    /// subscriber does not ask for packets it was never meant to get.
+    public mutating func resync() { resyncPending = true }
 
     /// Where an outgoing packet came from: its source, its sequence number there, and the
     /// offset that puts that source's timestamps on the outgoing timeline.

@@ -43,7 +43,7 @@ struct ProducerConsumerTests {
         #expect(sink.reports.count == 1)
     }
 
-    @Test("a muted producer forwards nothing; unmuting asks the publisher for a keyframe")
+    @Test("a muted producer forwards nothing; unmuting asks the publisher for a keyframe and leaves no sequence gap")
     func muteStopsForwarding() {
         let (producer, _, sink) = setUp()
         send(producer, sequence: 1, timestamp: 0)
@@ -56,6 +56,8 @@ struct ProducerConsumerTests {
         send(producer, sequence: 3, timestamp: 6000)
         #expect(sink.packets.count == 2)
         #expect(sink.packets.last.map { RTPFixedFields.peek($0).ssrc } == 0xC0FFEE)
+        #expect(sink.packets.map { RTPFixedFields.peek($0).sequenceNumber } == [1, 2],
+                "no gap where the muted packet was: the subscriber must not ask for it")
     }
 
     @Test("NACKed packets are resent from the cache with the consumer's numbering")

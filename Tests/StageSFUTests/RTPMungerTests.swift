@@ -71,4 +71,16 @@ struct RTPMungerTests {
         }
         #expect(munger.origin(ofOutgoing: sent.last!.outgoing &+ 1) == nil, "not sent yet")
     }
+
+    @Test("after a resync the same source continues the outgoing sequence without a gap; timestamps stay the source's")
+    func resyncClosesTheGap() {
+        var munger = RTPMunger(outgoingSSRC: 7, payloadType: 111)
+        _ = rewrite(&munger, Self.packet(ssrc: 1, sequence: 100, timestamp: 960))
+        munger.resync()
+        let resumed = rewrite(&munger, Self.packet(ssrc: 1, sequence: 250, timestamp: 144_960), atMillisecond: 3000)
+        #expect(resumed.sequence == 101 && resumed.timestamp == 144_960)
+        #expect(munger.origin(ofOutgoing: 101)?.sequenceNumber == 250 && munger.origin(ofOutgoing: 100)?.sequenceNumber == 100)
+        let next = rewrite(&munger, Self.packet(ssrc: 1, sequence: 251, timestamp: 145_920), atMillisecond: 3020)
+        #expect(next.sequence == 102, "one resync, not one per packet")
+    }
 }
