@@ -9,8 +9,9 @@ import StageWire
 ///
 /// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
 /// a quarter more than the next step needs (room for its keyframes), until the next report
-/// (about a second); only if that report shows no loss does the move happen. A failed probe costs a little loss on the current layer, not a
-/// broken keyframe of the next. Subscribers without RTX move up untried (the move is the probe).
+/// (about a second); only if that report shows no loss does the move happen. A failed probe
+/// costs a little loss on the current layer, not a broken keyframe of the next. Subscribers
+/// without RTX move up untried (the move is the probe).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
     private var allocator = StreamAllocator()
@@ -19,9 +20,6 @@ final class DownlinkAdaptation {
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
-
-    /// The estimate, in bits per second.
-    var estimate: Int { estimator.estimate }
 
     private let eventLoop: (any EventLoop)?
     /// A probe under way: padding at `bitsPerSecond` from `consumer`, judged by the first report after `until`.
@@ -67,7 +65,10 @@ final class DownlinkAdaptation {
         probeBytes = 0
         let sentBitrate = Int(Double(bits) / seconds)
         let loss = ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
-        let wanted = allocator.nextStep
+        // What cannot adapt (audio, plain video) is paid first; `wanted` is the whole bitrate
+        // the allocator's next step would need.
+        let fixed = Self.fixedCost(consumers)
+        let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
         estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted)
         if let running = probe, now >= running.until {
             stopProbe()
@@ -90,8 +91,16 @@ final class DownlinkAdaptation {
             // While probing, or blocked after a failed probe, the step is not taken (with RTX).
             if probe != nil || consumers.values.contains(where: \.canProbe) { budget = wanted - 1 }
         }
-        allocate(consumers: consumers, budget: budget, now: now)
+        allocate(consumers: consumers, videoBudget: budget - fixed, now: now)
         if budget >= wanted { probeSucceeded = false }
+    }
+
+    /// Bits per second of what the subscriber receives that has no layers to choose from.
+    private static func fixedCost(_ consumers: [UInt32: Consumer]) -> Int {
+        consumers.values.reduce(0) { total, consumer in
+            guard consumer.selector == nil, let producer = consumer.producer else { return total }
+            return total + (producer.layerBitrates.first ?? 0)
+        }
     }
 
     private func startProbe(from consumer: Consumer, bitsPerSecond: Int, now: ContinuousClock.Instant) {
@@ -124,21 +133,16 @@ final class DownlinkAdaptation {
     /// Lets the probe task end with the adaptation instead of keeping it alive.
     private struct WeakAdaptation { weak var adaptation: DownlinkAdaptation? }
 
-    /// Audio and plain video are paid first; the rest goes to the simulcast tracks.
-    private func allocate(consumers: [UInt32: Consumer], budget: Int, now: ContinuousClock.Instant) {
-        var budget = budget
+    /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling.
+    private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, now: ContinuousClock.Instant) {
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: Consumer] = [:]
-        for consumer in consumers.values {
+        for consumer in consumers.values where consumer.selector != nil {
             guard let producer = consumer.producer else { continue }
-            if consumer.selector == nil {
-                budget -= producer.layerBitrates.first ?? 0
-            } else {
-                tracks.append(.init(id: consumer.id, layerBitrates: producer.layerBitrates, preferred: consumer.selector?.preferred))
-                byID[consumer.id] = consumer
-            }
+            tracks.append(.init(id: consumer.id, layerBitrates: producer.layerBitrates, preferred: consumer.selector?.preferred))
+            byID[consumer.id] = consumer
         }
-        for (id, layer) in allocator.allocate(budget: budget, tracks: tracks, now: now) {
+        for (id, layer) in allocator.allocate(budget: videoBudget, tracks: tracks, now: now) {
             guard let consumer = byID[id], consumer.selector?.ceiling != layer else { continue }
             if let before = consumer.selector?.ceiling ?? consumer.selector?.current {
                 (layer > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment()

@@ -146,9 +146,9 @@ final class PublisherSession: MediaPeerDelegate {
     private struct WeakSession { weak var session: PublisherSession? }
 
     /// Once a second: each producer's layer bitrates are measured (for the subscribers' stream
-    /// allocators), and the publisher gets a receiver report on every stream the publisher sends (RFC 3550 §6.4.2:
-    /// loss, jitter, LSR/DLSR), and how much it may send (REMB; senders that negotiated
-    /// goog-remb ramp up to it), in one compound packet.
+    /// allocators), and the publisher gets, in one compound packet, a receiver report on every
+    /// stream it sends (RFC 3550 §6.4.2: loss, jitter, LSR/DLSR) and how much it may send (REMB;
+    /// senders that negotiated goog-remb ramp up to it).
     private func sendFeedback() {
         let now = ContinuousClock.now
         for producer in producers.values { producer.measureLayerRates(now: now) }
