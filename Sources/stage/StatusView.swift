@@ -66,8 +66,13 @@ final class StatusView: StageRenderer {
                     object["framesDecoded"] = decoded.map { String(Int($0)) }
                     object["frameWidth"] = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["frameWidth"]?.number }.max().map { String(Int($0)) }
                     // Loss and its repair (RFC 4585 NACK and PLI, RFC 4588 RTX); a publisher's counts are per stream, repeated in each layer.
-                    for counter in ["nackCount", "pliCount", "framesDropped", "retransmittedPacketsSent", "retransmittedPacketsReceived"] {
+                    // Freezes (W3C rule; longFreezeCount: those of 500 ms or more) and audio concealment (Opus FEC or PLC).
+                    for counter in ["nackCount", "pliCount", "framesDropped", "retransmittedPacketsSent", "retransmittedPacketsReceived",
+                                    "freezeCount", "longFreezeCount", "totalSamplesReceived", "concealedSamples", "concealmentEvents"] {
                         object[counter] = stats.compactMap { $0[counter]?.number }.max().map { String(Int($0)) }
+                    }
+                    for seconds in ["totalFreezesDuration", "longestFreezeDuration"] {
+                        object[seconds] = stats.compactMap { $0[seconds]?.number }.max().map { String(format: "%.3f", $0) }
                     }
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -107,6 +112,12 @@ final class StatusView: StageRenderer {
             }
             let received = stat["packetsReceived"]?.number ?? 0, lost = stat["packetsLost"]?.number ?? 0
             parts.append(String(format: "loss %.1f%%", received + lost > 0 ? max(0, lost) / (received + lost) * 100 : 0))
+            if let freezes = stat["freezeCount"]?.number, freezes > 0 {
+                parts.append(String(format: "%d freezes (%.1f s)", Int(freezes), stat["totalFreezesDuration"]?.number ?? 0))
+            }
+            if let concealed = stat["concealedSamples"]?.number, let total = stat["totalSamplesReceived"]?.number, total > 0 {
+                parts.append(String(format: "concealed %.1f%%", concealed / total * 100))
+            }
         }
         if let rtt = stats.first(where: { $0.type == "candidate-pair" })?["currentRoundTripTime"]?.number {
             parts.append(String(format: "rtt %.1f ms", rtt * 1000))

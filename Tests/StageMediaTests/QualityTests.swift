@@ -59,3 +59,69 @@ struct QualityAudioLevelTests {
         #expect(abs(levels.rms - (-9.03)) < 0.05)
     }
 }
+
+@Suite("Freezes (W3C webrtc-stats freezeCount)")
+struct QualityFreezeTests {
+    /// Frames every `interval` µs from 0, then the given extra gaps, as absolute times.
+    private func shown(_ detector: inout FreezeDetector, every interval: UInt64, count: Int, from start: UInt64 = 0) -> UInt64 {
+        var time = start
+        for _ in 0..<count {
+            detector.frameShown(atMicros: time)
+            time += interval
+        }
+        return time - interval
+    }
+
+    @Test("steady frames are no freeze")
+    func steady() {
+        var detector = FreezeDetector()
+        _ = shown(&detector, every: 50_000, count: 200)
+        #expect(detector.freezeCount == 0 && detector.totalFreezesMicros == 0)
+    }
+
+    @Test("at 20 fps a gap is a freeze from 200 ms (avg + 150 ms), not at 199 ms", arguments: [
+        (199_000 as UInt64, 0), (200_000, 1), (450_000, 1),
+    ])
+    func threshold(gap: UInt64, freezes: Int) {
+        var detector = FreezeDetector()
+        let last = shown(&detector, every: 50_000, count: 40)
+        detector.frameShown(atMicros: last + gap)
+        #expect(detector.freezeCount == freezes)
+        #expect(detector.totalFreezesMicros == (freezes == 1 ? gap : 0))
+        #expect(detector.longFreezeCount == 0)
+    }
+
+    @Test("at 5 fps the bar is 3 × 200 ms: 550 ms is no freeze, 600 ms is a long one", arguments: [
+        (550_000 as UInt64, 0), (600_000, 1),
+    ])
+    func lowFrameRate(gap: UInt64, freezes: Int) {
+        var detector = FreezeDetector()
+        let last = shown(&detector, every: 200_000, count: 40)
+        detector.frameShown(atMicros: last + gap)
+        #expect(detector.freezeCount == freezes && detector.longFreezeCount == freezes)
+        #expect(detector.longestFreezeMicros == (freezes == 1 ? gap : 0))
+    }
+
+    @Test("two freezes add up; the average follows the last 30 intervals")
+    func accumulates() {
+        var detector = FreezeDetector()
+        var last = shown(&detector, every: 33_000, count: 31)
+        last += 700_000
+        detector.frameShown(atMicros: last)
+        last = shown(&detector, every: 33_000, count: 31, from: last + 33_000)
+        detector.frameShown(atMicros: last + 300_000)
+        #expect(detector.freezeCount == 2)
+        #expect(detector.totalFreezesMicros == 1_000_000 && abs(detector.totalFreezesDuration - 1.0) < 1e-9)
+        #expect(detector.longFreezeCount == 1 && detector.longestFreezeMicros == 700_000)
+    }
+
+    @Test("the first frame, a repeated time and a clock going back count nothing")
+    func degenerate() {
+        var detector = FreezeDetector()
+        detector.frameShown(atMicros: 5_000_000)
+        detector.frameShown(atMicros: 5_000_000)
+        detector.frameShown(atMicros: 1_000)
+        detector.frameShown(atMicros: 9_000_000)
+        #expect(detector.freezeCount == 0)
+    }
+}

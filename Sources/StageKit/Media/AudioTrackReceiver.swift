@@ -15,6 +15,9 @@ final class AudioTrackReceiver {
     private var playedTimestamp: UInt32?
     private(set) var samplesDecoded = 0
     private(set) var concealedSamples = 0
+    /// Runs of concealed slots (W3C `concealmentEvents`: each time concealment starts after a played packet).
+    private(set) var concealmentEvents = 0
+    private var concealing = false
 
     init(streamId: String, device: AudioDevice?) throws {
         self.streamId = streamId
@@ -37,9 +40,12 @@ final class AudioTrackReceiver {
             device?.deliverEncoded(payload)
             frame = try? decoder.decode(payload, captureTimeMicros: nowMicros)
             playedTimestamp = jitter.lastPlayedTimestamp
+            concealing = false
         case .missing(let following):
             frame = try? decoder.decodeMissing(fecFrom: following, captureTimeMicros: nowMicros)
             concealedSamples += frame?.samplesPerChannel ?? 0
+            if !concealing { concealmentEvents += 1 }
+            concealing = true
             playedTimestamp = playedTimestamp.map { $0 &+ 960 }
         }
         guard var frame else { return }
@@ -60,6 +66,7 @@ final class AudioTrackReceiver {
         var values = counters.statsValues(kind: .audio)
         values["totalSamplesReceived"] = .number(Double(samplesDecoded))
         values["concealedSamples"] = .number(Double(concealedSamples))
+        values["concealmentEvents"] = .number(Double(concealmentEvents))
         return RTCStats(id: "inbound-rtp-\(streamId)", type: "inbound-rtp", values: values)
     }
 }

@@ -25,6 +25,8 @@ final class VideoTrackReceiver {
     /// RTX packets (RFC 4588) that brought back a packet, and their payload bytes.
     private(set) var retransmittedPacketsReceived = 0
     private(set) var retransmittedBytesReceived = 0
+    /// Freezes as WebRTC statistics count them, timed at decoding (frames are shown as decoded).
+    private var freezes = FreezeDetector()
 
     init(streamId: String, device: ImageDevice?) throws {
         self.streamId = streamId
@@ -59,6 +61,7 @@ final class VideoTrackReceiver {
             guard var picture = try decoder.decode(frame.data, captureTimeMicros: nowMicros) else { return }
             picture.senderTimeMicros = senderClock.senderMicros(rtpTime: frame.timestamp)
             framesDecoded += 1
+            freezes.frameShown(atMicros: nowMicros)
             if frame.isKeyframe { keyFramesDecoded += 1 }
             frameWidth = picture.width
             frameHeight = picture.height
@@ -103,6 +106,11 @@ final class VideoTrackReceiver {
         values["pliCount"] = .number(Double(pliSent))
         values["retransmittedPacketsReceived"] = .number(Double(retransmittedPacketsReceived))
         values["retransmittedBytesReceived"] = .number(Double(retransmittedBytesReceived))
+        values["freezeCount"] = .number(Double(freezes.freezeCount))
+        values["totalFreezesDuration"] = .number(freezes.totalFreezesDuration)
+        // Not W3C members: the freezes a viewer sees as stalls (≥ 500 ms) and the worst one, in seconds.
+        values["longFreezeCount"] = .number(Double(freezes.longFreezeCount))
+        values["longestFreezeDuration"] = .number(Double(freezes.longestFreezeMicros) / 1_000_000)
         return RTCStats(id: "inbound-rtp-\(streamId)", type: "inbound-rtp", values: values)
     }
 }
