@@ -62,7 +62,8 @@ public enum StageServerApp {
         let router = Router(context: StageRequestContext.self)
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            AllocationGauges.record(await media.allocationSnapshot())
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
         router.post("/:operation") { request, context in

@@ -206,6 +206,20 @@ final class MediaService: @unchecked Sendable {
         return !resources.isEmpty
     }
 
+    /// The stream allocators' choices now (on the media loop), for `/metrics`.
+    func allocationSnapshot() async -> AllocationGauges.Snapshot {
+        (try? await engine.eventLoop.submit { [self] in
+            var snapshot = AllocationGauges.Snapshot()
+            for session in subscribers.values {
+                for consumer in session.consumers.values where consumer.selector != nil {
+                    snapshot.layers.append(consumer.isPaused ? nil : consumer.selector?.current)
+                }
+                if let estimate = session.adaptation?.reportedEstimate { snapshot.estimates.append(estimate) }
+            }
+            return snapshot
+        }.get()) ?? AllocationGauges.Snapshot()
+    }
+
     /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
     func setMuted(participantId: String, streamId: String, muted: Bool) async {
         try? await engine.eventLoop.submit { [self] in
