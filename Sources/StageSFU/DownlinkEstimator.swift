@@ -1,7 +1,14 @@
 /// How many bits per second one subscriber's link carries, estimated from what it reports:
 /// the loss-based half of Google congestion control (draft-ietf-rmcat-gcc-02 §6) driven by its
 /// receiver reports (RFC 3550 §6.4.2), bounded by its own estimate when it sends REMB
-/// (draft-alvestrand-rmcat-remb-03).
+/// (draft-alvestrand-rmcat-remb-03) and that estimate is below what is being sent.
+///
+/// Why only then: a receive-side estimator (GCC's delay-based half, as in Chromium) keeps its
+/// estimate within 1.5 × what arrives while nothing is over-used, so while the SFU sends a
+/// middle layer the REMB stays near that layer's rate. Taken as a bound it would never let the
+/// subscriber try the layer above, and would keep a browser on a wide link on the middle layer
+/// for good. A REMB below what is sent is the receiver saying the link is over-used
+/// (GCC's decrease: 0.85 × what arrived): that one bounds the estimate.
 ///
 /// - More than 10 % lost: down to what got through (the rate sent × (1 − loss)), and at least
 ///   by half the loss, as GCC's `As(i) = As(i−1)(1 − 0.5p)`; a link that lost a quarter of
@@ -36,12 +43,12 @@ public struct DownlinkEstimator: Sendable {
         } else if loss < 0.02, sentBitrate * 2 >= estimate || estimate < wanted {
             estimate = Int((Double(estimate) * Self.increaseFactor).rounded())
         }
-        estimate = min(max(estimate, Self.minimum), receiverEstimate ?? Self.maximum, Self.maximum)
+        let overUsed = receiverEstimate.map { $0 < sentBitrate } ?? false
+        estimate = min(max(estimate, Self.minimum), overUsed ? receiverEstimate ?? Self.maximum : Self.maximum, Self.maximum)
     }
 
-    /// The subscriber's REMB: an upper bound from now on.
+    /// The subscriber's latest REMB; the next receiver report weighs it against what was sent.
     public mutating func receiverEstimate(bitsPerSecond: Int) {
         receiverEstimate = max(bitsPerSecond, Self.minimum)
-        estimate = min(estimate, receiverEstimate ?? Self.maximum)
     }
 }

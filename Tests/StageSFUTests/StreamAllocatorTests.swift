@@ -1,5 +1,6 @@
 import Testing
 @testable import StageSFU
+import StageWire
 
 /// A subscriber's downlink estimate (loss-based, GCC's shape) and the layers it buys.
 struct StreamAllocatorTests {
@@ -25,9 +26,26 @@ struct StreamAllocatorTests {
         estimator.receiverReport(fractionLost: 0, sentBitrate: 160_000, wanted: 600_000)
         #expect(estimator.estimate == 540_800, "below the next step: raised to probe it")
         estimator.receiverEstimate(bitsPerSecond: 450_000)
-        #expect(estimator.estimate == 450_000, "the subscriber's REMB bounds it")
-        estimator.receiverReport(fractionLost: 0, sentBitrate: 400_000)
-        #expect(estimator.estimate == 450_000)
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 500_000)
+        #expect(estimator.estimate == 450_000, "a REMB below what was sent (over-use) bounds it")
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 420_000)
+        #expect(estimator.estimate == 585_000, "a REMB above what is sent bounds nothing: raised by 30 %")
+    }
+
+    @Test("a receive-side REMB that follows the traffic does not hold the subscriber below the next layer")
+    func rembFollowingTraffic() {
+        var estimator = DownlinkEstimator()
+        estimator.receiverReport(fractionLost: 0.5, sentBitrate: 1_000_000)
+        #expect(estimator.estimate == 500_000)
+        // The middle layer flows at 400 kbps; Chromium's REMB stays near 1.5 × that, below the top layer's 1.5 Mbps.
+        for _ in 0..<5 {
+            estimator.receiverEstimate(bitsPerSecond: 600_000)
+            estimator.receiverReport(fractionLost: 0, sentBitrate: 400_000, wanted: 1_800_000)
+        }
+        #expect(estimator.estimate >= 1_800_000, "clean reports raise it to the next step, for a probe to try")
+        estimator.receiverEstimate(bitsPerSecond: 1_275_000)
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 1_500_000)
+        #expect(estimator.estimate == 1_275_000, "the top layer over-uses the link: the REMB bounds it")
     }
 
     @Test("the budget buys the highest layers that fit, lowest tracks first; moving up needs a 20 % margin")
@@ -75,5 +93,38 @@ struct StreamAllocatorTests {
         #expect(selector.wanted(flowing: [true, false, true]) == 0, "the ceiling's layer stopped: the closest below")
         selector.ceiling = nil
         #expect(selector.wanted(flowing: [true, true, true]) == 2)
+    }
+}
+
+/// Loss over the estimator's own interval, from the report blocks' cumulative counters.
+struct ReportedLossTests {
+    static func block(_ ssrc: UInt32, lost: Int32, highest: UInt32, fraction: UInt8 = 0) -> RTCPReceptionReport {
+        RTCPReceptionReport(ssrc: ssrc, fractionLost: fraction, cumulativeLost: lost, extendedHighestSequenceNumber: highest)
+    }
+
+    @Test("the first report is a baseline; later ones give lost / expected since the previous call, over all streams")
+    func interval() {
+        var loss = ReportedLoss()
+        #expect(loss.fraction([Self.block(1, lost: 5, highest: 1_000)]) == nil)
+        #expect(loss.fraction([Self.block(1, lost: 45, highest: 1_100), Self.block(2, lost: 0, highest: 70)]) == 0.4)
+        #expect(loss.fraction([Self.block(1, lost: 45, highest: 1_150), Self.block(2, lost: 10, highest: 120)]) == 0.1,
+                "10 lost of 100 expected over both streams")
+    }
+
+    @Test("reports in between do not shorten the interval: only the calls count")
+    func manyReports() {
+        var loss = ReportedLoss()
+        _ = loss.fraction([Self.block(7, lost: 0, highest: 65_530)])
+        // A receiver that sent ten reports meanwhile (each with a small fraction lost) is judged on the whole interval.
+        #expect(loss.fraction([Self.block(7, lost: 30, highest: 65_630, fraction: 3)]) == 0.3, "across the 16-bit wrap: 100 expected")
+    }
+
+    @Test("nothing expected, duplicates counted back, and a stream that is gone", arguments: [
+        (Int32(10), UInt32(100), nil as Double?), (Int32(5), UInt32(110), 0.0), (Int32(40), UInt32(120), 1.0),
+    ])
+    func edges(lost: Int32, highest: UInt32, fraction: Double?) {
+        var loss = ReportedLoss()
+        _ = loss.fraction([Self.block(3, lost: 10, highest: 100)])
+        #expect(loss.fraction([Self.block(3, lost: lost, highest: highest)]) == fraction)
     }
 }

@@ -17,6 +17,8 @@ final class DownlinkAdaptation {
     private var allocator = StreamAllocator()
     /// What had been sent at the previous report: (when, packets, octets) over all consumers.
     private var lastSent: (at: ContinuousClock.Instant, packets: Int, octets: Int)?
+    /// Loss over the same interval, from the reports' cumulative counters.
+    private var reportedLoss = ReportedLoss()
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
@@ -24,7 +26,7 @@ final class DownlinkAdaptation {
     private let eventLoop: (any EventLoop)?
     /// A probe under way: padding at `bitsPerSecond` from `consumer`, judged by the first report after `until`.
     private var probe: Probe?
-    /// The last probe showed the next step fits: the next allocation may take it.
+    /// The probe judged by this report showed the next step fits: this report's allocation may take it.
     private var probeSucceeded = false
     /// A failed probe is not repeated before this (2 s, doubling to 32 s; reset by a success).
     private var probeBlockedUntil: ContinuousClock.Instant?
@@ -44,6 +46,10 @@ final class DownlinkAdaptation {
         var owed = 0.0
     }
 
+    /// The downlink estimate, once a receiver report or REMB has been weighed (nil before).
+    var reportedEstimate: Int? { weighed ? estimator.estimate : nil }
+    private var weighed = false
+
     init(eventLoop: (any EventLoop)?) {
         self.eventLoop = eventLoop
     }
@@ -52,24 +58,35 @@ final class DownlinkAdaptation {
 
     /// A report from the subscriber: its blocks about our streams and its REMB, if any.
     func report(blocks: [RTCPReceptionReport], receiverEstimate: UInt64?, consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
-        if let receiverEstimate { estimator.receiverEstimate(bitsPerSecond: Int(clamping: receiverEstimate)) }
+        if let receiverEstimate {
+            estimator.receiverEstimate(bitsPerSecond: Int(clamping: receiverEstimate))
+            weighed = true
+        }
         let ours = blocks.filter { consumers[$0.ssrc] != nil }
         guard !ours.isEmpty else { return }
         let packets = consumers.values.reduce(0) { $0 + $1.packetsForwarded }
         let octets = consumers.values.reduce(0) { $0 + $1.octetsForwarded }
-        defer { lastSent = (now, packets, octets) }
-        guard let last = lastSent else { return }
+        guard let last = lastSent else {
+            lastSent = (now, packets, octets)
+            _ = reportedLoss.fraction(ours)
+            return
+        }
         let seconds = Double((now - last.at).components.seconds) + Double((now - last.at).components.attoseconds) / 1e18
+        // Reports closer together (a receiver that reports with every NACK) wait for the next:
+        // the interval, and the loss over it, grow until then.
         guard seconds >= 0.2 else { return }
+        lastSent = (now, packets, octets)
         let bits = ((octets - last.octets) + (packets - last.packets) * Self.overheadPerPacket + probeBytes) * 8
         probeBytes = 0
         let sentBitrate = Int(Double(bits) / seconds)
-        let loss = ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
+        reportedLoss.keep(only: Set(consumers.keys))
+        let loss = reportedLoss.fraction(ours) ?? ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
         // What cannot adapt (audio, plain video) is paid first; `wanted` is the whole bitrate
         // the allocator's next step would need.
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
         estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted)
+        weighed = true
         if let running = probe, now >= running.until {
             stopProbe()
             probeSucceeded = loss < 0.02
@@ -92,7 +109,9 @@ final class DownlinkAdaptation {
             if probe != nil || consumers.values.contains(where: \.canProbe) { budget = wanted - 1 }
         }
         allocate(consumers: consumers, videoBudget: budget - fixed, now: now)
-        if budget >= wanted { probeSucceeded = false }
+        // A probe's success is spent on this report's allocation or lost: it said the link carried
+        // the next step then, not later (a link that narrowed since would take the step untried).
+        probeSucceeded = false
     }
 
     /// Bits per second of what the subscriber receives that has no layers to choose from.
