@@ -12,6 +12,8 @@ public enum ServerMessage: Sendable, Hashable {
     case pong(Ping)
     /// Reserved for the media plane: the answer to a `sdpOffer`.
     case sdpAnswer(SdpAnswer)
+    /// To a publisher: which simulcast layers of one of its streams subscribers receive (dynacast).
+    case publishLayers(PublishLayers)
 
     /// The answer to `join`: the local participant as the server knows it and who publishes now.
     public struct Joined: Codable, Sendable, Hashable {
@@ -107,6 +109,21 @@ public enum ServerMessage: Sendable, Hashable {
     }
 }
 
+extension ServerMessage {
+    /// The simulcast layers (rids) of one of the participant's published streams that some
+    /// subscriber receives now or is about to. The publisher may stop encoding the others and
+    /// must send a layer again, starting with a keyframe, as soon as it is listed. Sent when
+    /// the set changes; a publisher that never gets one sends every layer.
+    public struct PublishLayers: Codable, Sendable, Hashable {
+        public var streamId: String
+        public var rids: [String]
+        public init(streamId: String, rids: [String]) {
+            self.streamId = streamId
+            self.rids = rids
+        }
+    }
+}
+
 extension ServerMessage: Codable {
     public var type: String {
         switch self {
@@ -121,6 +138,7 @@ extension ServerMessage: Codable {
         case .disconnect: "disconnect"
         case .pong: "pong"
         case .sdpAnswer: "sdpAnswer"
+        case .publishLayers: "publishLayers"
         }
     }
 
@@ -138,6 +156,7 @@ extension ServerMessage: Codable {
         case "disconnect": self = .disconnect(try Disconnect(from: decoder))
         case "pong": self = .pong(try Ping(from: decoder))
         case "sdpAnswer": self = .sdpAnswer(try SdpAnswer(from: decoder))
+        case "publishLayers": self = .publishLayers(try PublishLayers(from: decoder))
         default: throw Envelope.unknownType(type, decoder: decoder)
         }
     }
@@ -155,6 +174,7 @@ extension ServerMessage: Codable {
         case .disconnect(let m): try m.encode(to: encoder)
         case .pong(let m): try m.encode(to: encoder)
         case .sdpAnswer(let m): try m.encode(to: encoder)
+        case .publishLayers(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -157,7 +157,7 @@ struct SeededRandom: RandomNumberGenerator {
     mutating func publisher() -> PublisherDescriptor { PublisherDescriptor(participant: participant(), streams: streams()) }
 
     mutating func serverMessage() -> ServerMessage {
-        switch Int.random(in: 0..<11, using: &self) {
+        switch Int.random(in: 0..<12, using: &self) {
         case 0: .joined(.init(sessionId: string(), participant: participant(), publishers: (0..<Int.random(in: 0...2, using: &self)).map { _ in publisher() },
                               pingIntervalSeconds: Int.random(in: Int.min...Int.max, using: &self)))
         case 1: .participantJoined(publisher())
@@ -170,7 +170,8 @@ struct SeededRandom: RandomNumberGenerator {
         case 7: .error(.init(code: [.malformedMessage, .publisherNotFound, .internalError].randomElement(using: &self)!, message: string(), requestId: optionalString()))
         case 8: .disconnect(.init(reason: [.disconnectedByOperator, .stageDeleted, .serverShutdown].randomElement(using: &self)!, message: string()))
         case 9: .pong(Ping(nonce: Int.random(in: Int.min...Int.max, using: &self)))
-        default: .sdpAnswer(.init(requestId: string(), sdp: string()))
+        case 10: .sdpAnswer(.init(requestId: string(), sdp: string()))
+        default: .publishLayers(.init(streamId: string(), rids: (0..<Int.random(in: 0...3, using: &self)).map { _ in string() }))
         }
     }
 

@@ -16,6 +16,7 @@ extension ServerMessage {
         case "disconnect": self = .disconnect(try Disconnect(json: json))
         case "pong": self = .pong(try Ping(json: json))
         case "sdpAnswer": self = .sdpAnswer(try SdpAnswer(json: json))
+        case "publishLayers": self = .publishLayers(try PublishLayers(json: json))
         default: throw JSONFastPathDeclined()
         }
     }
@@ -35,6 +36,7 @@ extension ServerMessage {
         case .disconnect(let m): m.writeMembers(to: &writer)
         case .pong(let m): m.writeMembers(to: &writer)
         case .sdpAnswer(let m): m.writeMembers(to: &writer)
+        case .publishLayers(let m): m.writeMembers(to: &writer)
         }
         writer.key("type"); writer.string(type)
         writer.key("v"); writer.int(ProtocolVersion.major)

@@ -92,3 +92,16 @@ extension ClientDescription: FastJSONMembers {
         if let sdkVersion { writer.key("sdkVersion"); writer.string(sdkVersion) }
     }
 }
+
+extension ServerMessage.PublishLayers: FastJSONMembers {
+    init(json: JSONValue) throws(JSONFastPathDeclined) {
+        var rids: [String] = []
+        for element in try json.array("rids") { rids.append(try element.asString()) }
+        self.init(streamId: try json.string("streamId"), rids: rids)
+    }
+
+    func writeMembers(to writer: inout JSONWriter) {
+        writer.key("rids"); writer.array(rids) { $0.string($1) }
+        writer.key("streamId"); writer.string(streamId)
+    }
+}
