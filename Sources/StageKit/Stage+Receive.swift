@@ -31,6 +31,7 @@ extension Stage {
             tearDown(error: StageError(code: .disconnected(disconnect.reason), message: disconnect.message))
         case .pong(let pong): pingWaiters.removeValue(forKey: pong.nonce)?.resume(returning: true)
         case .sdpAnswer(let answer): sdpWaiters.removeValue(forKey: answer.requestId)?.resolve(.success(answer.sdp))
+        case .publishLayers(let layers): mediaPublisher?.setActiveLayers(streamId: layers.streamId, rids: Set(layers.rids))
         }
     }
 

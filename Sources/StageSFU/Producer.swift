@@ -72,6 +72,9 @@ public final class Producer {
         flowing = Array(repeating: false, count: layers.count)
         layerBytes = Array(repeating: 0, count: max(1, layers.count))
         layerBitrates = layerBytes
+        lastKnownBitrates = layerBytes
+        pausedByPublisher = Array(repeating: false, count: layers.count)
+        resumedAt = Array(repeating: nil, count: layers.count)
         caches = kind == .video ? (0..<max(1, layers.count)).map { _ in PacketCache() } : []
         lossTrackers = Array(repeating: UpstreamLossTracker(), count: caches.count)
         trackedSSRCs = Array(repeating: nil, count: caches.count)
@@ -123,6 +126,50 @@ public final class Producer {
     /// Which layers flow now (a layer silent for `layerTimeout` does not).
     public var flowingLayers: [Bool] { flowing }
 
+    /// Layers the publisher was told to stop sending (dynacast), indexed like `layers`.
+    public private(set) var pausedByPublisher: [Bool]
+    /// When each layer was last told to resume (it measures 0 until it flows again).
+    private var resumedAt: [ContinuousClock.Instant?]
+    /// Each layer's last non-zero measured bitrate.
+    private var lastKnownBitrates: [Int]
+    /// How long a resumed layer is offered at its last rate before it must be flowing.
+    public static let resumeGrace: Duration = .seconds(3)
+
+    /// Records which layers the publisher was told to send (dynacast).
+    public func setPublisherLayers(enabled: [Bool], now: ContinuousClock.Instant = .now) {
+        for index in pausedByPublisher.indices where enabled.indices.contains(index) {
+            if pausedByPublisher[index], enabled[index] { resumedAt[index] = now }
+            pausedByPublisher[index] = !enabled[index]
+        }
+    }
+
+    /// What each layer would cost a subscriber, for its stream allocator: the measured bitrate
+    /// of a flowing layer; the last measured one of a layer paused by dynacast (choosing it
+    /// resumes it) or resumed less than `resumeGrace` ago (not measured yet); 0 for a layer that
+    /// stopped by itself.
+    public func allocatableBitrates(now: ContinuousClock.Instant = .now) -> [Int] {
+        layerBitrates.indices.map { index in
+            guard layerBitrates[index] == 0, pausedByPublisher.indices.contains(index) else { return layerBitrates[index] }
+            let resuming = resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false
+            return pausedByPublisher[index] || resuming ? lastKnownBitrates[index] : 0
+        }
+    }
+
+    /// Which simulcast layers some consumer forwards now, is switching to, or would take if
+    /// every layer flowed (within its preferred layer and its allocator's ceiling): what
+    /// dynacast must keep the publisher sending.
+    public func layersInUse() -> [Bool] {
+        var used = Array(repeating: false, count: layers.count)
+        let everyLayer = Array(repeating: true, count: layers.count)
+        for consumer in consumers {
+            guard let selector = consumer.selector else { continue }
+            for layer in [selector.current, selector.target, selector.wanted(flowing: everyLayer)] {
+                if let layer, used.indices.contains(layer) { used[layer] = true }
+            }
+        }
+        return used
+    }
+
     /// Turns the bytes received since the last call into each layer's bitrate (call about once
     /// a second); a layer that stopped flowing measures 0.
     public func measureLayerRates(now: ContinuousClock.Instant = .now) {
@@ -137,6 +184,7 @@ public final class Producer {
         for index in layerBytes.indices {
             let flows = layers.isEmpty || flowing[index]
             layerBitrates[index] = flows ? Int(Double(layerBytes[index] * 8) / seconds) : 0
+            if layerBitrates[index] > 0 { lastKnownBitrates[index] = layerBitrates[index] }
         }
     }
 

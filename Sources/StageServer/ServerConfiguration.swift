@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether each subscriber's simulcast layers follow its downlink estimate (the stream
     /// allocator); off, every subscriber gets the layer it asks for whatever its link carries.
     public var downlinkAdaptation = true
+    /// Whether SDK publishers are told which simulcast layers subscribers use (`publishLayers`),
+    /// so they stop encoding the others; off, every layer is always sent.
+    public var dynacast = true
     /// An HTTP connection with nothing to read or write this long is closed (requests that
     /// trickle in, connections held open): seconds. WebSockets have their own pings.
     public var httpIdleTimeoutSeconds: Double = 30

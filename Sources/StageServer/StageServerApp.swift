@@ -54,7 +54,7 @@ public enum StageServerApp {
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
         let engine = mediaPlane.engine
         let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub,
-                                 downlinkAdaptation: configuration.downlinkAdaptation)
+                                 downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast)
         let whip = WHIPResponder(admission: admission, media: media)
         await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 

@@ -58,6 +58,9 @@ struct StageServerCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo,
           help: "Fit each subscriber's simulcast layers to its link, estimated from its receiver reports and REMB.")
     var downlinkAdaptation = true
+    @Flag(inversion: .prefixedNo,
+          help: "Tell SDK publishers which simulcast layers subscribers use, so they stop encoding the others (dynacast).")
+    var dynacast = true
     @Option(help: ArgumentHelp("An HTTP connection idle this long is closed.", valueName: "seconds"))
     var httpIdleTimeout: Double = 30
     @Option(help: "Open HTTP and WebSocket connections at most (lowered to fit the open-file limit).")
@@ -140,6 +143,7 @@ struct StageServerCommand: AsyncParsableCommand {
         configuration.maxPublishersPerStage = maxPublishersPerStage
         configuration.sessionLingerSeconds = sessionLinger
         configuration.downlinkAdaptation = downlinkAdaptation
+        configuration.dynacast = dynacast
         configuration.httpIdleTimeoutSeconds = httpIdleTimeout
         configuration.maxHTTPConnections = maxHttpConnections
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }

@@ -64,6 +64,9 @@ final class StatusView: StageRenderer {
                     let decoded = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["framesDecoded"]?.number }.max()
                     object["framesEncoded"] = encoded.map { String(Int($0)) }
                     object["framesDecoded"] = decoded.map { String(Int($0)) }
+                    // Simulcast layers being encoded now (dynacast pauses those no subscriber receives).
+                    let rids = stats.filter { $0.type == "outbound-rtp" && $0["active"]?.description != "false" }.compactMap { $0["rid"]?.description }
+                    if !rids.isEmpty { object["activeLayers"] = rids.joined(separator: ",") }
                     object["frameWidth"] = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["frameWidth"]?.number }.max().map { String(Int($0)) }
                     // Loss and its repair (RFC 4585 NACK and PLI, RFC 4588 RTX); a publisher's counts are per stream, repeated in each layer.
                     // Freezes (W3C rule; longFreezeCount: those of 500 ms or more) and audio concealment (Opus FEC or PLC).
@@ -103,7 +106,7 @@ final class StatusView: StageRenderer {
         previousBytes[key] = (bytes, now)
         let layers = outbound.compactMap { stat -> String? in
             guard let width = stat["frameWidth"]?.number, let height = stat["frameHeight"]?.number, width > 0 else { return nil }
-            return (stat["rid"].map { "\($0)=" } ?? "") + "\(Int(width))x\(Int(height))"
+            return (stat["rid"].map { "\($0)=" } ?? "") + "\(Int(width))x\(Int(height))" + (stat["active"]?.description == "false" ? " (paused)" : "")
         }
         if !layers.isEmpty { parts.append("sending " + layers.joined(separator: " ")) }
         for stat in inbound {

@@ -74,6 +74,31 @@ struct CodecSimulcastTests {
         #expect(try next().map(\.frame.isKeyframe) == [false, false])
     }
 
+    @Test("dynacast: disabled layers are not encoded, the lowest always is, and a layer enabled again starts with a keyframe")
+    func enabledLayers() throws {
+        let encoder = try SimulcastEncoder(width: 960, height: 540, frameDroppingEnabled: false)
+        var index = 0
+        func next() throws -> [(rid: String, frame: EncodedVideoFrame)] {
+            defer { index += 1 }
+            return try encoder.encode(CodecTestMedia.movingFrame(width: 960, height: 540, index: index))
+        }
+        #expect(try next().map(\.rid) == ["q", "h", "f"])
+        encoder.setEnabled(rids: ["h"])
+        #expect(encoder.activeRids == ["q", "h"])
+        #expect(try next().map(\.rid) == ["q", "h"])
+        encoder.setEnabled(rids: [])
+        #expect(try next().map(\.rid) == ["q"], "the lowest layer runs whatever the list says")
+        encoder.setEnabled(rids: ["q", "h", "f"])
+        let resumed = try next()
+        #expect(resumed.map(\.rid) == ["q", "h", "f"])
+        #expect(resumed.map(\.frame.isKeyframe) == [false, true, true])
+        #expect(try next().map(\.frame.isKeyframe) == [false, false, false])
+        encoder.setEnabled(rids: ["q"])
+        try encoder.setTotalBitrate(100_000)
+        try encoder.setTotalBitrate(5_000_000)
+        #expect(try next().map(\.rid) == ["q"], "a bitrate change does not resume a disabled layer")
+    }
+
     @Test("one layer at full size works as plain (non-simulcast) VP8")
     func singleLayer() throws {
         let encoder = try SimulcastEncoder(

@@ -88,6 +88,11 @@ final class MediaPublisher: @unchecked Sendable {
         for sender in senders where sender.streamId == streamId { sender.setMuted(muted) }
     }
 
+    /// Dynacast (signaling `publishLayers`): encode only these simulcast layers of a video stream.
+    func setActiveLayers(streamId: String, rids: Set<String>) {
+        for case let sender as VideoTrackSender in senders where sender.streamId == streamId { sender.setActiveLayers(rids) }
+    }
+
     func close() async {
         for sender in senders { sender.stop() }
         await peer.close()

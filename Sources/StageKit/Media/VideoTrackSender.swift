@@ -24,11 +24,14 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     private var source: any VideoSource
     private let encoder: SimulcastEncoder
     private var encoderBitrate = 0
+    private var encoderActiveRids: Set<String>?
     private var lastSenderReport: UInt64 = 0
 
     struct Control {
         var muted: Bool
         var keyframeRids: Set<String> = []
+        /// The layers the server says subscribers use (dynacast); nil until it says.
+        var activeRids: Set<String>?
         var bitrate: BitrateController
         var layers: [String: LayerStats] = [:]
         var keyframeRequests = 0
@@ -111,6 +114,9 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     /// On unmute the server asks for the keyframe receivers need (PLI), as for any resumed stream.
     func setMuted(_ muted: Bool) { control.withLock { $0.muted = muted } }
 
+    /// Dynacast: only these layers are encoded from the next frame on (the lowest always is).
+    func setActiveLayers(_ rids: Set<String>) { control.withLock { $0.activeRids = rids } }
+
     func handle(_ feedback: PublisherFeedback, nowMicros: UInt64) {
         let resend: ([[UInt8]], (@Sendable ([[UInt8]]) -> Void)?) = control.withLock { control in
             guard case .nack(let ssrc, let sequences) = feedback, rid(of: ssrc) != nil else { return ([], nil) }
@@ -143,10 +149,10 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     private func captureAndSend(nowMicros: UInt64, send: @Sendable ([[UInt8]]) -> Void, sendRTCP: @Sendable ([UInt8]) -> Void) {
         guard let frame = try? source.nextFrame(captureTimeMicros: nowMicros) else { return }
         device?.deliver(frame)
-        let (muted, keyframes, target) = control.withLock { control in
+        let (muted, keyframes, target, activeRids) = control.withLock { control in
             control.bitrate.tick(nowMicros: nowMicros)
             defer { control.keyframeRids = [] }
-            return (control.muted, control.keyframeRids, control.bitrate.target)
+            return (control.muted, control.keyframeRids, control.bitrate.target, control.activeRids)
         }
         if nowMicros >= lastSenderReport + 1_000_000 {
             lastSenderReport = nowMicros
@@ -158,6 +164,10 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         }
         guard !muted else { return }
         if target != encoderBitrate, (try? encoder.setTotalBitrate(target)) != nil { encoderBitrate = target }
+        if let activeRids, activeRids != encoderActiveRids, !rids.isEmpty {
+            encoder.setEnabled(rids: activeRids)
+            encoderActiveRids = activeRids
+        }
         guard let encoded = try? encoder.encode(frame, forceKeyframe: keyframes) else { return }
         var packets: [[UInt8]] = []
         var sent: [(rid: String, frame: EncodedVideoFrame, packets: Int, bytes: Int)] = []
@@ -198,7 +208,11 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
                     "retransmittedPacketsSent": .number(Double(control.retransmittedPackets)),
                     "retransmittedBytesSent": .number(Double(control.retransmittedBytes)),
                 ]
-                if !rids.isEmpty { values["rid"] = .string(rid) }
+                if !rids.isEmpty {
+                    values["rid"] = .string(rid)
+                    // As RTCRtpEncodingParameters.active: false while dynacast has the layer paused.
+                    values["active"] = .string(control.activeRids.map { $0.contains(rid) || rid == rids.first } ?? true ? "true" : "false")
+                }
                 return RTCStats(id: "outbound-rtp-\(streamId)-\(rid)", type: "outbound-rtp", values: values)
             }
         }

@@ -14,6 +14,8 @@ public final class SimulcastEncoder {
     public private(set) var layerBitrates: [Int]
     private let encoders: [VP8Encoder]
     private var pendingKeyframes: Set<Int> = []
+    /// Layers the receiving side wants (dynacast); a disabled layer is not encoded at all.
+    public private(set) var enabled: [Bool]
 
     /// - Parameters:
     ///   - layers: defaults to `SimulcastLayer.defaults(for:height:)`; pass one layer with
@@ -32,6 +34,7 @@ public final class SimulcastEncoder {
         self.height = height
         self.layers = layers
         self.layerBitrates = layers.map(\.maxBitrateBps)
+        self.enabled = Array(repeating: true, count: layers.count)
         var encoders: [VP8Encoder] = []
         for layer in layers {
             let size = layer.size(sourceWidth: width, sourceHeight: height)
@@ -53,9 +56,11 @@ public final class SimulcastEncoder {
         guard frame.width == width, frame.height == height else {
             throw .frameSizeMismatch(expectedWidth: width, expectedHeight: height, width: frame.width, height: frame.height)
         }
-        let pictures = Self.pictures(of: frame, scales: zip(layers, layerBitrates).filter { $0.1 > 0 }.map(\.0.scaleDownBy))
+        let running = layers.indices.filter { layerBitrates[$0] > 0 && enabled[$0] }
+        let pictures = Self.pictures(of: frame, scales: running.map { layers[$0].scaleDownBy })
         var output: [(rid: String, frame: EncodedVideoFrame)] = []
-        for (index, layer) in layers.enumerated() where layerBitrates[index] > 0 {
+        for index in running {
+            let layer = layers[index]
             guard let picture = pictures[layer.scaleDownBy] else { continue }
             let keyframe = rids.contains(layer.rid) || pendingKeyframes.contains(index)
             let frames = try encoders[index].encode(picture, forceKeyframe: keyframe)
@@ -72,7 +77,7 @@ public final class SimulcastEncoder {
         for (index, rate) in allocation.enumerated() {
             if rate > 0 {
                 try encoders[index].setBitrate(rate)
-                if layerBitrates[index] == 0 { pendingKeyframes.insert(index) }
+                if layerBitrates[index] == 0, enabled[index] { pendingKeyframes.insert(index) }
             }
         }
         layerBitrates = allocation
@@ -80,7 +85,19 @@ public final class SimulcastEncoder {
 
     /// The rids currently encoded.
     public var activeRids: [String] {
-        zip(layers, layerBitrates).filter { $0.1 > 0 }.map(\.0.rid)
+        layers.indices.filter { layerBitrates[$0] > 0 && enabled[$0] }.map { layers[$0].rid }
+    }
+
+    /// Encodes only the layers in `rids` (an SFU's dynacast: what no subscriber receives costs no
+    /// CPU), and always the lowest-resolution one, so a new subscriber can start at once. A
+    /// layer enabled again starts with a keyframe.
+    public func setEnabled(rids: Set<String>) {
+        let lowest = layers.indices.max { layers[$0].scaleDownBy < layers[$1].scaleDownBy }
+        for index in layers.indices {
+            let on = index == lowest || rids.contains(layers[index].rid)
+            if on, !enabled[index] { pendingKeyframes.insert(index) }
+            enabled[index] = on
+        }
     }
 
     /// Drop-top-layers-first allocation, in the order of `layers`. From the lowest resolution up,

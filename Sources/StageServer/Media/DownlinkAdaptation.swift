@@ -158,7 +158,7 @@ final class DownlinkAdaptation {
         var byID: [String: Consumer] = [:]
         for consumer in consumers.values where consumer.selector != nil {
             guard let producer = consumer.producer else { continue }
-            tracks.append(.init(id: consumer.id, layerBitrates: producer.layerBitrates, preferred: consumer.selector?.preferred))
+            tracks.append(.init(id: consumer.id, layerBitrates: producer.allocatableBitrates(now: now), preferred: consumer.selector?.preferred))
             byID[consumer.id] = consumer
         }
         for (id, layer) in allocator.allocate(budget: videoBudget, tracks: tracks, now: now) {

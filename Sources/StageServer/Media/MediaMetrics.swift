@@ -44,6 +44,9 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     /// A subscriber's layer ceiling moved by the stream allocator, by direction.
     let allocationsUp = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "up")])
     let allocationsDown = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "down")])
+    /// Simulcast layers publishers were told to stop or start sending (dynacast).
+    let layersPaused = Counter(label: "proscenium_media_dynacast_layers_total", dimensions: [("change", "paused")])
+    let layersResumed = Counter(label: "proscenium_media_dynacast_layers_total", dimensions: [("change", "resumed")])
     /// PLIs sent to publishers.
     let plisSent = Counter(label: "proscenium_media_plis_sent_total")
     private let keyframeRequests: [KeyframeRequestReason: Counter] = Dictionary(uniqueKeysWithValues: KeyframeRequestReason.allCases.map {

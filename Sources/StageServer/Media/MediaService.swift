@@ -24,8 +24,12 @@ final class MediaService: @unchecked Sendable {
     /// Whether subscribers' layers follow their downlink estimates (`ServerConfiguration.downlinkAdaptation`).
     let downlinkAdaptation: Bool
 
-    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true) {
+    /// Whether publishers are told which simulcast layers subscribers use (`ServerConfiguration.dynacast`).
+    let dynacast: Bool
+
+    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true, dynacast: Bool = true) {
         self.downlinkAdaptation = downlinkAdaptation
+        self.dynacast = dynacast
         self.engine = engine
         self.candidates = candidates
         self.hub = hub
@@ -71,6 +75,11 @@ final class MediaService: @unchecked Sendable {
                 self.publishers[closed.participantId] = nil
                 self.abandonReplacement(by: closed)
                 Task { await hub.mediaStopped(stageId: stageId, participantId: participantId, mediaConnectionId: mediaConnection) }
+            }
+            if dynacast {
+                session.onPublishLayers = { streamId, rids in
+                    Task { await hub.publishLayers(stageId: stageId, participantId: participantId, streamId: streamId, rids: rids) }
+                }
             }
             publishers[participantId] = session
             publisherResources[resourceId] = session

@@ -33,6 +33,11 @@ final class PublisherSession: MediaPeerDelegate {
     /// (its media keeps flowing until then), if any.
     var replacing: PublisherSession?
     static let senderSSRC: UInt32 = 1
+    /// Dynacast: per simulcast video section (mid), the layers the publisher should send.
+    private var layerActivity: [String: LayerActivity] = [:]
+    /// Tells the publisher which layers of one of its streams to send (signaling `publishLayers`);
+    /// nil: dynacast is off.
+    var onPublishLayers: ((_ streamId: String, _ rids: [String]) -> Void)?
 
     init(id: String, participantId: String, stageId: String, peer: MediaPeer, offer: RemoteOffer) {
         self.id = id
@@ -50,6 +55,7 @@ final class PublisherSession: MediaPeerDelegate {
                 if sent { MediaMetrics.shared.plisSent.increment() }
             }
             producers[section.mid] = producer
+            if producer.kind == .video, layers.count > 1 { layerActivity[section.mid] = LayerActivity(layerCount: layers.count) }
             if let ridExtension, !layers.isEmpty {
                 simulcastByMid[section.mid] = (producer, ridExtension)
             } else {
@@ -152,12 +158,32 @@ final class PublisherSession: MediaPeerDelegate {
     private func sendFeedback() {
         let now = ContinuousClock.now
         for producer in producers.values { producer.measureLayerRates(now: now) }
+        updateLayerActivity(now: now)
         let media = bySSRC.filter { $0.value.repair == nil }
         let blocks = media.sorted { $0.key < $1.key }.compactMap { $0.value.stream?.reportBlock(now: now) }
         let video = media.filter { $0.value.producer.kind == .video }.map(\.key).sorted()
         guard !blocks.isEmpty || !video.isEmpty else { return }
         RTCPFeedback.receiverFeedback(sender: Self.senderSSRC, reports: blocks, bitsPerSecond: Self.maxIncomingBitrate, estimateSSRCs: video)
             .withUnsafeBytes { _ = peer.sendRTCP($0) }
+    }
+
+    /// Dynacast, once a second: which simulcast layers subscribers want; when that changes, the
+    /// publisher is told, and the producer remembers which layers it paused (their last bitrate
+    /// stays on offer to the subscribers' allocators, and choosing one resumes it).
+    private func updateLayerActivity(now: ContinuousClock.Instant) {
+        guard let onPublishLayers else { return }
+        for (mid, var activity) in layerActivity {
+            guard let producer = producers[mid] else { continue }
+            let changed = activity.update(wanted: producer.layersInUse(), now: now)
+            layerActivity[mid] = activity
+            guard let enabled = changed else { continue }
+            for (index, on) in enabled.enumerated() where producer.pausedByPublisher.indices.contains(index) && producer.pausedByPublisher[index] == on {
+                (on ? MediaMetrics.shared.layersResumed : MediaMetrics.shared.layersPaused).increment()
+            }
+            producer.setPublisherLayers(enabled: enabled, now: now)
+            let streamId = offer.sections.first { $0.mid == mid }.flatMap(\.trackID) ?? mid
+            onPublishLayers(streamId, zip(producer.layers, enabled).filter(\.1).map(\.0))
+        }
     }
 
     /// The published streams as signaling describes them: one per sending media section.

@@ -15,6 +15,12 @@ extension SignalingHub {
         try? publish(stageId: stageId, participantId: participant.participantId, requestId: nil, streams: streams)
     }
 
+    /// Dynacast: tells the publisher's signaling connection which simulcast layers of one of its
+    /// streams subscribers use. A publisher without one (WHIP) keeps sending every layer.
+    func publishLayers(stageId: String, participantId: String, streamId: String, rids: [String]) {
+        rooms[stageId]?.members[participantId]?.peer.send(.publishLayers(.init(streamId: streamId, rids: rids)))
+    }
+
     /// The current publish peer connection ended (not one replaced by a newer one): unpublish,
     /// and a socket-less participant leaves.
     func mediaStopped(stageId: String, participantId: String, mediaConnectionId: UInt64) {

@@ -1,0 +1,65 @@
+import Testing
+@testable import StageSFU
+
+/// Dynacast: which simulcast layers a publisher should send, from what its consumers want.
+struct DynacastTests {
+    static let start = ContinuousClock.now
+    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+
+    @Test("a wanted layer is enabled at once; an unwanted one is paused after 3 s; the lowest never is")
+    func activity() {
+        var activity = LayerActivity(layerCount: 3)
+        #expect(activity.enabled == [true, true, true], "everything is sent before anyone says otherwise")
+        #expect(activity.update(wanted: [true, false, false], now: Self.at(0)) == nil)
+        #expect(activity.update(wanted: [true, false, false], now: Self.at(2_999)) == nil)
+        #expect(activity.update(wanted: [false, false, false], now: Self.at(3_000)) == [true, false, false],
+                "h and f unwanted for 3 s; q stays whatever is wanted")
+        #expect(activity.update(wanted: [false, false, true], now: Self.at(3_500)) == [true, false, true], "f wanted again: at once")
+        #expect(activity.update(wanted: [false, true, false], now: Self.at(4_000)) == [true, true, true])
+        #expect(activity.update(wanted: [false, true, true], now: Self.at(6_000)) == nil, "f wanted again within 3 s: kept")
+        #expect(activity.update(wanted: [false, true, false], now: Self.at(7_000)) == nil)
+        #expect(activity.update(wanted: [false, true, false], now: Self.at(10_000)) == [true, true, false])
+    }
+
+    static func simulcast() -> (Producer, [Consumer]) {
+        let producer = Producer(id: "p:video", kind: .video, layers: ["q", "h", "f"]) { _ in }
+        let consumers = (0..<2).map { index in
+            Consumer(id: "c\(index)", producer: producer, outgoingSSRC: 0xC0 + UInt32(index), payloadType: 96) { _, _ in true }
+        }
+        return (producer, consumers)
+    }
+
+    @Test("layers in use: each consumer's preferred layer and allocator ceiling, whatever flows now")
+    func layersInUse() {
+        let (producer, consumers) = Self.simulcast()
+        #expect(producer.layersInUse() == [false, false, true], "no limit: the top layer")
+        consumers[0].setCeiling(0)
+        consumers[1].setPreferredLayer(1)
+        #expect(producer.layersInUse() == [true, true, false])
+        consumers[1].setCeiling(2)
+        #expect(producer.layersInUse() == [true, true, false], "the lower of preferred and ceiling")
+        consumers[0].close()
+        consumers[1].close()
+        #expect(producer.layersInUse() == [false, false, false], "no consumer, nothing in use")
+    }
+
+    @Test("a paused layer stays on offer to the allocators at its last measured rate; one that stopped by itself does not")
+    func allocatableBitrates() {
+        let (producer, _) = Self.simulcast()
+        let now = ContinuousClock.now
+        producer.measureLayerRates(now: now)
+        for (layer, ssrc) in [(0, UInt32(0x10)), (1, 0x11), (2, 0x12)] {
+            var packet = RTPMungerTests.packet(ssrc: ssrc, sequence: 1, timestamp: 0) + [UInt8](repeating: 0, count: 1_237)
+            packet.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0)), layer: layer, now: now) }
+        }
+        producer.measureLayerRates(now: now + .seconds(1))
+        #expect(producer.layerBitrates == [10_000, 10_000, 10_000])
+        producer.measureLayerRates(now: now + .seconds(3))
+        #expect(producer.layerBitrates == [0, 0, 0], "silent for 2 s: not flowing")
+        producer.setPublisherLayers(enabled: [true, true, false], now: now + .seconds(3))
+        #expect(producer.allocatableBitrates(now: now + .seconds(3)) == [0, 0, 10_000])
+        producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(4))
+        #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 10_000], "resumed, not measured yet: still offered")
+        #expect(producer.allocatableBitrates(now: now + .seconds(7)) == [0, 0, 0], "resumed 3 s ago and still silent: stopped")
+    }
+}
