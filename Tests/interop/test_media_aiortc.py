@@ -93,9 +93,11 @@ async def publish_and_watch(server_url, publisher_token, publisher_id, viewer_to
             tasks.append(asyncio.ensure_future(receive_frames(track, seen, deadline)))
         else:
             async def count_audio():
+                # Up to the deadline for each frame, as for video: under load the first one can
+                # take more than a second after the track event (a 1 s limit counted 0 once).
                 while time.monotonic() < deadline:
                     try:
-                        await asyncio.wait_for(track.recv(), timeout=1)
+                        await asyncio.wait_for(track.recv(), timeout=max(0.1, deadline - time.monotonic()))
                         audio_frames[0] += 1
                     except Exception:
                         return
