@@ -76,7 +76,7 @@ for target in "${targets[@]}"; do
         $(find Sources/StageProtocol -name '*.swift')
       swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageServer "${features[@]}" -use-ld=lld \
         -I "$dir" -L "$dir" -lStageProtocol -lHTTPTypes \
-        Sources/StageServer/ControlPlane/{JSONValue,RequestFields,RequestFields+Shapes,FieldRules,APIError}.swift \
+        Sources/StageServer/ControlPlane/{JSONValue,JSONBodyShape,RequestFields,RequestFields+Shapes,FieldRules,APIError}.swift \
         Sources/StageServer/Support/Identifiers.swift Fuzz/JSONFuzz.swift -o .build-fuzz/json-fuzz
       max_len=16384 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
