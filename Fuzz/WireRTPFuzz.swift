@@ -12,6 +12,7 @@
 public func fuzzRTP(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: start, count: count)
     fuzzRTPHeader(input)
+    fuzzRetransmission(input)
     fuzzRTCP(input)
     fuzzVP8(input)
     return 0
@@ -79,6 +80,39 @@ private func fuzzRTPHeader(_ input: UnsafeRawBufferPointer) {
             edited[range].elementsEqual(value)
         else { fatalError("rtp setExtension") }
     }
+}
+
+/// RFC 4588: the input unwrapped as an RTX packet stays inside its buffer and parses as RTP with
+/// the OSN, SSRC and PT it was given; wrapping a parsed packet and unwrapping it gives back its
+/// header (timestamp as given, padding dropped) and payload.
+private func fuzzRetransmission(_ input: UnsafeRawBufferPointer) {
+    guard let (header, payload) = try? RTPHeader.parse(input) else { return }
+    var rtx = Array(input)
+    let unwrapped = rtx.withUnsafeMutableBytes { RTPRetransmission.unwrap($0, payload: payload, originalSSRC: 7, originalPayloadType: 96) }
+    if let range = unwrapped {
+        let osn = UInt16(input[payload.lowerBound]) << 8 | UInt16(input[payload.lowerBound + 1])
+        guard range.upperBound == input.count, let (restored, _) = try? RTPHeader.parse(Array(rtx[range])),
+              restored.sequenceNumber == osn, restored.ssrc == 7, restored.payloadType == 96
+        else { fatalError("rtx unwrap") }
+    } else if payload.count >= RTPRetransmission.originalSequenceSize {
+        fatalError("rtx unwrap refused a packet with an OSN")
+    }
+    var output = [UInt8](repeating: 0, count: input.count + RTPRetransmission.originalSequenceSize)
+    let length = output.withUnsafeMutableBytes { out in
+        RTPRetransmission.wrap(input, payload: payload, into: out, ssrc: 9, payloadType: 97, sequenceNumber: 1,
+                               originalSequence: header.sequenceNumber, timestamp: header.timestamp)
+    }
+    guard let length, length == payload.upperBound + RTPRetransmission.originalSequenceSize,
+          let (wrapped, wrappedPayload) = try? RTPHeader.parse(Array(output[..<length])), !wrapped.padding
+    else { fatalError("rtx wrap") }
+    var back = Array(output[..<length])
+    guard let range = back.withUnsafeMutableBytes({ RTPRetransmission.unwrap($0, payload: wrappedPayload, originalSSRC: header.ssrc,
+                                                                                originalPayloadType: header.payloadType) }),
+          case let restored = Array(back[range]), let (again, againPayload) = try? RTPHeader.parse(restored)
+    else { fatalError("rtx round trip") }
+    var expected = header
+    expected.padding = false
+    guard again == expected, restored[againPayload].elementsEqual(input[payload]) else { fatalError("rtx round trip changed the packet") }
 }
 
 private func fuzzRTCP(_ input: UnsafeRawBufferPointer) {
