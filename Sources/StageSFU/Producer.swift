@@ -130,7 +130,10 @@ public final class Producer {
     public private(set) var pausedByPublisher: [Bool]
     /// When each layer was last told to resume (it measures 0 until it flows again).
     private var resumedAt: [ContinuousClock.Instant?]
-    /// Each layer's last non-zero measured bitrate.
+    /// Each layer's recent peak bitrate: the highest measurement, decaying by a fifth a
+    /// measurement. Not the last one: the window in which a layer stops (or starts) holds only
+    /// part of a second of it, and an allocator that took that for its rate would choose it on
+    /// a link it does not fit. Erring high only makes an allocator wait for more room.
     private var lastKnownBitrates: [Int]
     /// How long a resumed layer is offered at its last rate before it must be flowing.
     public static let resumeGrace: Duration = .seconds(3)
@@ -144,14 +147,15 @@ public final class Producer {
     }
 
     /// What each layer would cost a subscriber, for its stream allocator: the measured bitrate
-    /// of a flowing layer; the last measured one of a layer paused by dynacast (choosing it
-    /// resumes it) or resumed less than `resumeGrace` ago (not measured yet); 0 for a layer that
-    /// stopped by itself.
+    /// of a flowing layer; the recent peak of a layer paused by dynacast (choosing it resumes it)
+    /// or resumed less than `resumeGrace` ago (not measured over a whole second yet, so at least
+    /// that peak); 0 for a layer that stopped by itself.
     public func allocatableBitrates(now: ContinuousClock.Instant = .now) -> [Int] {
         layerBitrates.indices.map { index in
-            guard layerBitrates[index] == 0, pausedByPublisher.indices.contains(index) else { return layerBitrates[index] }
+            guard pausedByPublisher.indices.contains(index) else { return layerBitrates[index] }
+            if pausedByPublisher[index] { return lastKnownBitrates[index] }
             let resuming = resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false
-            return pausedByPublisher[index] || resuming ? lastKnownBitrates[index] : 0
+            return resuming ? max(layerBitrates[index], lastKnownBitrates[index]) : layerBitrates[index]
         }
     }
 
@@ -184,7 +188,7 @@ public final class Producer {
         for index in layerBytes.indices {
             let flows = layers.isEmpty || flowing[index]
             layerBitrates[index] = flows ? Int(Double(layerBytes[index] * 8) / seconds) : 0
-            if layerBitrates[index] > 0 { lastKnownBitrates[index] = layerBitrates[index] }
+            if layerBitrates[index] > 0 { lastKnownBitrates[index] = max(layerBitrates[index], lastKnownBitrates[index] * 4 / 5) }
         }
     }
 

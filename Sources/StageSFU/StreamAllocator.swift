@@ -39,6 +39,9 @@ public struct StreamAllocator: Sendable {
     /// The total bitrate of the next upgrade the allocator would make if the estimate allowed,
     /// for the estimator's probing (0: nothing to try).
     public private(set) var nextStep = 0
+    /// Whether that upgrade waits out a back-off: not to be probed yet, and not to be taken
+    /// untried the moment the back-off ends either (its owner keeps the budget below it).
+    public private(set) var nextStepBlocked = false
 
     public init() {}
 
@@ -53,6 +56,7 @@ public struct StreamAllocator: Sendable {
             total += track.layerBitrates[lowest]
         }
         nextStep = 0
+        nextStepBlocked = false
         // Up one step at a time, lowest layers first, while the sum fits.
         while true {
             let candidates = tracks.compactMap { track -> (track: Track, layer: Int, cost: Int)? in
@@ -70,8 +74,22 @@ public struct StreamAllocator: Sendable {
             total += step.track.layerBitrates[step.layer] - step.track.layerBitrates[chosen[step.track.id]!]
             chosen[step.track.id] = step.layer
         }
+        if nextStep == 0, let blocked = blockedStep(tracks: tracks, chosen: chosen, now: now) {
+            nextStep = total + blocked
+            nextStepBlocked = true
+        }
         remember(chosen, now: now)
         return chosen
+    }
+
+    /// The cost of the cheapest step up that a back-off holds back, if any.
+    private func blockedStep(tracks: [Track], chosen: [String: Int], now: ContinuousClock.Instant) -> Int? {
+        tracks.compactMap { track -> Int? in
+            guard let current = chosen[track.id], let next = nextLayer(of: track, above: current),
+                  let entry = history[track.id], now < entry.blockedUntil, next > entry.layer else { return nil }
+            let margin = next > entry.layer ? Self.upgradeMargin : 1.0
+            return Int(Double(track.layerBitrates[next]) * margin) - track.layerBitrates[current]
+        }.min()
     }
 
     /// The next flowing layer above `layer`, within the track's own ceiling.

@@ -58,8 +58,19 @@ struct DynacastTests {
         #expect(producer.layerBitrates == [0, 0, 0], "silent for 2 s: not flowing")
         producer.setPublisherLayers(enabled: [true, true, false], now: now + .seconds(3))
         #expect(producer.allocatableBitrates(now: now + .seconds(3)) == [0, 0, 10_000])
-        producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(4))
-        #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 10_000], "resumed, not measured yet: still offered")
-        #expect(producer.allocatableBitrates(now: now + .seconds(7)) == [0, 0, 0], "resumed 3 s ago and still silent: stopped")
+        // f resumes and its first window holds a quarter of a second of it: the allocators see its peak.
+        producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(3))
+        var packet = RTPMungerTests.packet(ssrc: 0x12, sequence: 2, timestamp: 0) + [UInt8](repeating: 0, count: 237)
+        packet.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0)), layer: 2, now: now + .seconds(3)) }
+        producer.measureLayerRates(now: now + .seconds(4))
+        #expect(producer.layerBitrates[2] == 2_000)
+        #expect(producer.allocatableBitrates(now: now + .seconds(4)) == [0, 0, 8_000], "its peak, decayed by a fifth once")
+        #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 2_000], "measured over a whole grace: its own rate")
+        producer.setPublisherLayers(enabled: [true, true, false], now: now + .seconds(6))
+        #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 8_000], "paused again: the peak")
+        producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(7))
+        #expect(producer.allocatableBitrates(now: now + .seconds(9)) == [0, 0, 8_000], "resumed, not measured yet: still offered")
+        producer.measureLayerRates(now: now + .seconds(10))
+        #expect(producer.allocatableBitrates(now: now + .seconds(10)) == [0, 0, 0], "resumed 3 s ago and still silent: stopped")
     }
 }

@@ -210,8 +210,10 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
                 ]
                 if !rids.isEmpty {
                     values["rid"] = .string(rid)
-                    // As RTCRtpEncodingParameters.active: false while dynacast has the layer paused.
-                    values["active"] = .string(control.activeRids.map { $0.contains(rid) || rid == rids.first } ?? true ? "true" : "false")
+                    // As RTCRtpEncodingParameters.active: false while dynacast has the layer paused
+                    // (never the lowest, `rids.first`).
+                    let active = control.activeRids.map { $0.contains(rid) || rid == rids.first } ?? true
+                    values["active"] = .string(active ? "true" : "false")
                 }
                 return RTCStats(id: "outbound-rtp-\(streamId)-\(rid)", type: "outbound-rtp", values: values)
             }

@@ -19,6 +19,10 @@ final class DownlinkAdaptation {
     private var lastSent: (at: ContinuousClock.Instant, packets: Int, octets: Int)?
     /// Loss over the same interval, from the reports' cumulative counters.
     private var reportedLoss = ReportedLoss()
+    /// Sequence numbers the subscriber NACKed since the estimator last ran. A receiver that
+    /// counts what RTX repaired as received (Chromium does) reports little loss on a link that
+    /// loses a third of what it is sent; what it asks for again tells.
+    private var nackedSinceReport = 0
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
@@ -56,6 +60,9 @@ final class DownlinkAdaptation {
 
     deinit { probeTask?.cancel() }
 
+    /// The subscriber asked for `count` packets again (RFC 4585 generic NACK).
+    func nacked(count: Int) { nackedSinceReport += count }
+
     /// A report from the subscriber: its blocks about our streams and its REMB, if any.
     func report(blocks: [RTCPReceptionReport], receiverEstimate: UInt64?, consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
         if let receiverEstimate {
@@ -69,6 +76,7 @@ final class DownlinkAdaptation {
         guard let last = lastSent else {
             lastSent = (now, packets, octets)
             _ = reportedLoss.fraction(ours)
+            nackedSinceReport = 0
             return
         }
         let seconds = Double((now - last.at).components.seconds) + Double((now - last.at).components.attoseconds) / 1e18
@@ -80,7 +88,11 @@ final class DownlinkAdaptation {
         probeBytes = 0
         let sentBitrate = Int(Double(bits) / seconds)
         reportedLoss.keep(only: Set(consumers.keys))
-        let loss = reportedLoss.fraction(ours) ?? ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
+        let reported = reportedLoss.fraction(ours) ?? ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
+        let sentPackets = packets - last.packets
+        let asked = sentPackets > 0 ? min(1, Double(nackedSinceReport) / Double(sentPackets)) : 0
+        nackedSinceReport = 0
+        let loss = max(reported, asked)
         // What cannot adapt (audio, plain video) is paid first; `wanted` is the whole bitrate
         // the allocator's next step would need.
         let fixed = Self.fixedCost(consumers)
@@ -101,7 +113,7 @@ final class DownlinkAdaptation {
         var budget = estimator.estimate
         if wanted > 0, budget >= wanted, !probeSucceeded {
             // The next step would fit by the estimate: try it with padding first, if RTX allows.
-            if probe == nil, probeBlockedUntil.map({ now >= $0 }) ?? true,
+            if probe == nil, !allocator.nextStepBlocked, probeBlockedUntil.map({ now >= $0 }) ?? true,
                let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
                 startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), now: now)
             }

@@ -61,6 +61,7 @@ final class SubscriberSession: MediaPeerDelegate {
                 MediaDropReason.unknownSSRC.count()
                 continue
             }
+            adaptation?.nacked(count: nack.sequences.count)
             consumer.retransmit(nack.sequences)
         }
     }
