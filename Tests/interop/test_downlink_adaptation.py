@@ -4,7 +4,6 @@ reports), against a reference run with adaptation switched off. A CLI host publi
 layers (320×180, 640×360, 1280×720); a CLI guest behind a link emulator watches. Timeline
 printed; the benchmark's strict targets (2 s down, 10 s back up, no freeze over 1 s) are
 checked here with margins for a shared 2-core machine."""
-import json
 import subprocess
 import time
 
@@ -12,6 +11,7 @@ from offnet import HTTP_PORT, LabServer, Participant, counter_samples
 from test_lossy_links import _participant_id
 from test_media_chromium_simulcast import CHROMIUM_FLAGS
 from test_off_loopback import _callbacks
+from whep_page import console_objects, viewer_page
 
 WIDE, NARROW = 2_500_000, 300_000
 WIDE_SECONDS, NARROW_SECONDS, RECOVERY_SECONDS = 12, 20, 25
@@ -118,19 +118,8 @@ def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path
     assert _gauge(end_metrics, 'proscenium_media_subscribers_by_downlink_estimate{le="+Inf"}') == 1, end_metrics
 
 
-# A WHEP viewer page: logs its video inbound-rtp once a second as `STATS {json}`.
-VIEWER_PAGE = """<!doctype html><meta charset=utf-8><script>
-(async () => {
-  try {
-    const pc = new RTCPeerConnection();
-    pc.addTransceiver('video', {direction: 'recvonly'});
-    pc.addTransceiver('audio', {direction: 'recvonly'});
-    await pc.setLocalDescription();
-    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
-    const response = await fetch('%(whep)s', {method: 'POST', body: pc.localDescription.sdp,
-      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
-    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
-    setInterval(async () => {
+# What the WHEP viewer page (whep_page.py) runs: logs its video inbound-rtp once a second as `STATS {json}`.
+VIEWER_STATS = """    setInterval(async () => {
       (await pc.getStats()).forEach(s => { if (s.type === 'inbound-rtp' && s.kind === 'video') {
         console.log('STATS ' + JSON.stringify({time: Date.now() / 1000, frameWidth: s.frameWidth || 0,
           framesDecoded: s.framesDecoded, freezeCount: s.freezeCount, totalFreezesDuration: s.totalFreezesDuration,
@@ -138,9 +127,7 @@ VIEWER_PAGE = """<!doctype html><meta charset=utf-8><script>
           retransmittedPacketsReceived: s.retransmittedPacketsReceived}));
       }});
     }, 1000);
-  } catch (e) { console.log('WHEP_ERROR ' + e); }
-})();
-</script>"""
+"""
 
 
 def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
@@ -158,8 +145,8 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
                        "--status-interval", "1")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
     page = tmp_path / "view.html"
-    page.write_text(VIEWER_PAGE % {"whep": f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
-                                   "token": server.token(arn, "viewer", "SUBSCRIBE")["token"]})
+    page.write_text(viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS))
     log_path = tmp_path / "chromium.log"
     browser_log = open(log_path, "wb")
     seconds = WIDE_SECONDS + NARROW_SECONDS + RECOVERY_SECONDS + 60
@@ -168,8 +155,7 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
                            stdout=browser_log, stderr=subprocess.STDOUT)
 
     def stats():
-        return [json.loads(line.split("STATS ", 1)[1].split('", source')[0])
-                for line in log_path.read_text(errors="replace").splitlines() if "STATS {" in line]
+        return console_objects(log_path, "STATS")
 
     try:
         deadline = time.monotonic() + 45
@@ -179,10 +165,9 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
         time.sleep(WIDE_SECONDS)
         dropped = time.time()
         netlab.shape(browser_box, "down", rate_bps=NARROW, queue_ms=100)
-        narrow_metrics = []
-        for _ in range(NARROW_SECONDS // 2):
-            time.sleep(2)
-            narrow_metrics.append(_scrape(netlab, srv))
+        time.sleep(NARROW_SECONDS - 3)
+        narrow_metrics = _scrape(netlab, srv)
+        time.sleep(3)
         widened = time.time()
         netlab.shape(browser_box, "down", rate_bps=WIDE, queue_ms=100)
         time.sleep(RECOVERY_SECONDS)
@@ -191,11 +176,10 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
         browser.terminate()
         browser.wait()
         browser_log.close()
-    for index, text in enumerate(narrow_metrics):
-        print(f"[chromium] narrow +{2 * index + 2}s: " + " ".join(line for line in text.splitlines() if line.startswith(
+    print(f"[chromium] /metrics {NARROW_SECONDS - 3} s into the narrow link: " + " ".join(
+        line for line in narrow_metrics.splitlines() if line.startswith(
             ("proscenium_media_probes_total", "proscenium_media_layer_allocations_total", 'proscenium_media_video_consumers{layer="',
              'proscenium_media_subscribers_by_downlink_estimate{le="', "proscenium_media_nacks")) and not line.endswith(" 0.0")))
-    print("[chromium] stats: " + " ".join(json.dumps(s) for s in stats()[-70:]))
     samples = [(s["time"], s["frameWidth"], s["framesDecoded"]) for s in stats()]
     print("\n[chromium] timeline (seconds from the drop: width/frames decoded): "
           + " ".join(f"{t - dropped:+.0f}s:{w}/{n}" for t, w, n in samples))

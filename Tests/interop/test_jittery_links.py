@@ -7,7 +7,6 @@ rule, the stalls a viewer notices (freezes of 500 ms or more), and how much audi
 Issue 12's bar is at most one freeze over 500 ms per minute, for the SDK and for Chromium over
 WHEP; these tests run JITTERY_SECONDS (30 by default; 60 for the benchmark) and allow one more,
 for a shared 2-core machine. `-s` prints the figures."""
-import json
 import os
 import subprocess
 import time
@@ -15,6 +14,7 @@ import time
 from offnet import HTTP_PORT, LabServer, Participant
 from test_lossy_links import _participant_id
 from test_media_chromium_simulcast import CHROMIUM_FLAGS
+from whep_page import console_objects, viewer_page
 
 FPS = 20
 SECONDS = int(os.environ.get("JITTERY_SECONDS", "30"))
@@ -89,24 +89,10 @@ def test_sdk_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp_path):
     assert concealed / played <= 0.15
 
 
-# A WHEP viewer page: video and audio of one publisher. It samples getStats every 100 ms so that
-# each freeze is seen with its own duration (`FREEZE {"count","seconds"}`), and logs the video
-# and audio inbound-rtp counters once a second (`STATS {json}`).
-VIEWER_PAGE = """<!doctype html><meta charset=utf-8><script>
-(async () => {
-  try {
-    const pc = new RTCPeerConnection();
-    pc.addTransceiver('video', {direction: 'recvonly'});
-    pc.addTransceiver('audio', {direction: 'recvonly'});
-    // Audio is decoded only while something plays it out (the audio device pulls NetEq).
-    pc.ontrack = e => { if (e.track.kind === 'audio') { const a = new Audio(); a.srcObject = new MediaStream([e.track]); a.play(); } };
-    await pc.setLocalDescription();
-    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
-    const response = await fetch('%(whep)s', {method: 'POST', body: pc.localDescription.sdp,
-      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
-    console.log('WHEP_STATUS ' + response.status);
-    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
-    let freezes = 0, frozen = 0, ticks = 0;
+# What the WHEP viewer page (whep_page.py, playing the audio) runs: it samples getStats every
+# 100 ms so that each freeze is seen with its own duration (`FREEZE {"count","seconds"}`), and
+# logs the video and audio inbound-rtp counters once a second (`STATS {json}`).
+VIEWER_STATS = """    let freezes = 0, frozen = 0, ticks = 0;
     setInterval(async () => {
       const out = {};
       (await pc.getStats()).forEach(s => {
@@ -122,16 +108,9 @@ VIEWER_PAGE = """<!doctype html><meta charset=utf-8><script>
         console.log('FREEZE ' + JSON.stringify({count: out.freezeCount - freezes, seconds: out.totalFreezesDuration - frozen}));
         freezes = out.freezeCount; frozen = out.totalFreezesDuration;
       }
-      if (++ticks %% 10 === 0) console.log('STATS ' + JSON.stringify(out));
+      if (++ticks % 10 === 0) console.log('STATS ' + JSON.stringify(out));
     }, 100);
-  } catch (e) { console.log('WHEP_ERROR ' + e); }
-})();
-</script>"""
-
-
-def _page_lines(log_path, tag):
-    return [json.loads(line.split(tag + " ", 1)[1].split('", source')[0])
-            for line in log_path.read_text(errors="replace").splitlines() if tag + " {" in line]
+"""
 
 
 def test_chromium_whep_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp_path):
@@ -139,8 +118,8 @@ def test_chromium_whep_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp
     host = _host(netlab, server, arn, host_box, tmp_path, "PUBLISH")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
     page = tmp_path / "view.html"
-    page.write_text(VIEWER_PAGE % {"whep": f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
-                                   "token": server.token(arn, "viewer", "SUBSCRIBE")["token"]})
+    page.write_text(viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS, play_audio=True))
     log_path = tmp_path / "chromium.log"
     browser_log = open(log_path, "wb")
     browser = netlab.popen(browser_box, ["timeout", str(SECONDS + 60), "chromium", *CHROMIUM_FLAGS,
@@ -149,12 +128,12 @@ def test_chromium_whep_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp
     try:
         deadline = time.monotonic() + 45
         while time.monotonic() < deadline and not any(s.get("framesDecoded") and s.get("totalSamplesReceived")
-                                                      for s in _page_lines(log_path, "STATS")):
+                                                      for s in console_objects(log_path, "STATS")):
             time.sleep(0.2)
-        assert any(s.get("framesDecoded") for s in _page_lines(log_path, "STATS")), log_path.read_text(errors="replace")[-3000:]
-        first, freezes_before, started = _page_lines(log_path, "STATS")[-1], len(_page_lines(log_path, "FREEZE")), time.monotonic()
+        assert any(s.get("framesDecoded") for s in console_objects(log_path, "STATS")), log_path.read_text(errors="replace")[-3000:]
+        first, freezes_before, started = console_objects(log_path, "STATS")[-1], len(console_objects(log_path, "FREEZE")), time.monotonic()
         time.sleep(SECONDS)
-        last, freeze_events = _page_lines(log_path, "STATS")[-1], _page_lines(log_path, "FREEZE")[freezes_before:]
+        last, freeze_events = console_objects(log_path, "STATS")[-1], console_objects(log_path, "FREEZE")[freezes_before:]
         seconds = time.monotonic() - started
     finally:
         host.leave()

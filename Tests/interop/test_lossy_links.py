@@ -3,7 +3,6 @@ viewing guest each behind a link emulator (linkem.py: delay, loss) — real `sta
 processes, real NACKs (RFC 4585) and retransmissions on both legs: the server asks the host
 again for what it lost on the way in, and resends to the guest on RTX (RFC 4588) what the
 guest lost on the way out."""
-import json
 import re
 import subprocess
 import time
@@ -11,6 +10,7 @@ import time
 from offnet import HTTP_PORT, LabServer, Participant, counter_samples, delivery
 from test_media_chromium_simulcast import CHROMIUM_FLAGS
 from test_off_loopback import _callbacks
+from whep_page import console_objects, viewer_page
 
 FPS = 20
 RECORD_SECONDS = 15
@@ -64,21 +64,9 @@ def test_one_percent_loss_at_200_ms_rtt_is_repaired_on_both_legs(netlab, tmp_pat
     assert encoded >= FPS * 5 and decoded / encoded >= 0.97
 
 
-# A WHEP viewer page: receives video and audio of one publisher and logs its video
-# inbound-rtp counters once a second as `STATS {json}` (the WebRTC stats definitions).
-VIEWER_PAGE = """<!doctype html><meta charset=utf-8><script>
-(async () => {
-  try {
-    const pc = new RTCPeerConnection();
-    pc.addTransceiver('video', {direction: 'recvonly'});
-    pc.addTransceiver('audio', {direction: 'recvonly'});
-    await pc.setLocalDescription();
-    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
-    const response = await fetch('%(whep)s', {method: 'POST', body: pc.localDescription.sdp,
-      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
-    console.log('WHEP_STATUS ' + response.status);
-    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
-    setInterval(async () => {
+# What the WHEP viewer page (whep_page.py) runs: logs its video inbound-rtp counters once a
+# second as `STATS {json}` (the WebRTC stats definitions).
+VIEWER_STATS = """    setInterval(async () => {
       (await pc.getStats()).forEach(s => { if (s.type === 'inbound-rtp' && s.kind === 'video') {
         console.log('STATS ' + JSON.stringify({framesDecoded: s.framesDecoded, framesReceived: s.framesReceived,
           framesDropped: s.framesDropped, freezeCount: s.freezeCount, totalFreezesDuration: s.totalFreezesDuration,
@@ -86,9 +74,7 @@ VIEWER_PAGE = """<!doctype html><meta charset=utf-8><script>
           keyFramesDecoded: s.keyFramesDecoded, pliCount: s.pliCount}));
       }});
     }, 1000);
-  } catch (e) { console.log('WHEP_ERROR ' + e); }
-})();
-</script>"""
+"""
 
 
 def _participant_id(participant):
@@ -108,17 +94,15 @@ def test_chromium_whep_viewer_gets_rtx_at_1_percent_loss_and_200_ms_rtt(netlab, 
                        "--status-interval", "1")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
     page = tmp_path / "view.html"
-    page.write_text(VIEWER_PAGE % {"whep": f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
-                                   "token": server.token(arn, "viewer", "SUBSCRIBE")["token"]})
+    page.write_text(viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS))
     log_path = tmp_path / "chromium.log"
     browser_log = open(log_path, "wb")
     browser = netlab.popen(browser_box, ["timeout", "60", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                                          page.as_uri()], stdout=browser_log, stderr=subprocess.STDOUT)
 
     def stats():
-        lines = log_path.read_text(errors="replace").splitlines()
-        return [json.loads(line.split("STATS ", 1)[1].split('", source')[0])
-                for line in lines if "STATS {" in line]
+        return console_objects(log_path, "STATS")
 
     try:
         deadline = time.monotonic() + 45
@@ -183,8 +167,7 @@ PUBLISHER_PAGE = """<!doctype html><meta charset=utf-8><script>
 
 
 def _chromium_stats(log_path):
-    lines = log_path.read_text(errors="replace").splitlines()
-    return [json.loads(line.split("STATS ", 1)[1].split('", source')[0]) for line in lines if "STATS {" in line]
+    return console_objects(log_path, "STATS")
 
 
 def test_chromium_whip_publisher_is_asked_again_and_sees_our_receiver_reports(netlab, tmp_path):
