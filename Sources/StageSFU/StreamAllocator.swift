@@ -87,8 +87,7 @@ public struct StreamAllocator: Sendable {
         tracks.compactMap { track -> Int? in
             guard let current = chosen[track.id], let next = nextLayer(of: track, above: current),
                   let entry = history[track.id], now < entry.blockedUntil, next > entry.layer else { return nil }
-            let margin = next > entry.layer ? Self.upgradeMargin : 1.0
-            return Int(Double(track.layerBitrates[next]) * margin) - track.layerBitrates[current]
+            return Int(Double(track.layerBitrates[next]) * Self.upgradeMargin) - track.layerBitrates[current]
         }.min()
     }
 

@@ -2,8 +2,8 @@ import NIOCore
 import StageSFU
 import StageWire
 
-/// One subscriber's stream allocation: its downlink estimate (`DownlinkEstimator`, from its
-/// receiver reports and REMB) spent across the simulcast layers of what it receives
+/// One subscriber's stream allocation: its downlink estimate (`DownlinkEstimator`, from the
+/// loss its receiver reports and NACKs show and its REMB) spent across the simulcast layers of what it receives
 /// (`StreamAllocator`), applied as each consumer's layer ceiling. Runs on the media event loop,
 /// once per receiver report.
 ///
