@@ -273,6 +273,8 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
+        ServerLog.media.info("publish session closed", metadata: ["participant": "\(participantId)", "stage": "\(stageId)",
+                                                                 "resource": "\(id)", "reason": "\(reason)"])
         feedbackTask?.cancel()
         lossCheck?.cancel()
         onClose?(self)

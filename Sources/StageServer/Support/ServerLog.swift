@@ -7,4 +7,5 @@ enum ServerLog {
     static let api = Logger(label: "proscenium.api")
     static let signaling = Logger(label: "proscenium.signaling")
     static let composition = Logger(label: "proscenium.composition")
+    static let media = Logger(label: "proscenium.media")
 }
