@@ -4,14 +4,12 @@ reports), against a reference run with adaptation switched off. A CLI host publi
 layers (320×180, 640×360, 1280×720); a CLI guest behind a link emulator watches. Timeline
 printed; the benchmark's strict targets (2 s down, 10 s back up, no freeze over 1 s) are
 checked here with margins for a shared 2-core machine."""
-import subprocess
 import time
 
 from offnet import HTTP_PORT, LabServer, Participant, counter_samples
 from test_lossy_links import _participant_id
-from test_media_chromium_simulcast import CHROMIUM_FLAGS
 from test_off_loopback import _callbacks
-from whep_page import console_objects, viewer_page
+from whep_page import LabChromium, viewer_page
 
 WIDE, NARROW = 2_500_000, 300_000
 WIDE_SECONDS, NARROW_SECONDS, RECOVERY_SECONDS = 12, 20, 25
@@ -144,24 +142,13 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
                        "--camera", "test", "--mic", "tone", "--size", "1280x720", "--fps", "20", "--simulcast", "on",
                        "--status-interval", "1")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
-    page = tmp_path / "view.html"
-    page.write_text(viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
-                                server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS))
-    log_path = tmp_path / "chromium.log"
-    browser_log = open(log_path, "wb")
-    seconds = WIDE_SECONDS + NARROW_SECONDS + RECOVERY_SECONDS + 60
-    browser = netlab.popen(browser_box, ["timeout", str(seconds), "chromium", *CHROMIUM_FLAGS,
-                                         f"--user-data-dir={tmp_path / 'profile'}", page.as_uri()],
-                           stdout=browser_log, stderr=subprocess.STDOUT)
-
-    def stats():
-        return console_objects(log_path, "STATS")
-
+    browser = LabChromium(netlab, browser_box, tmp_path,
+                          viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                      server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS),
+                          seconds=WIDE_SECONDS + NARROW_SECONDS + RECOVERY_SECONDS + 60)
+    stats = browser.objects
     try:
-        deadline = time.monotonic() + 45
-        while time.monotonic() < deadline and not any(s.get("framesDecoded") for s in stats()):
-            time.sleep(0.2)
-        assert any(s.get("framesDecoded") for s in stats()), log_path.read_text(errors="replace")[-3000:]
+        browser.wait_decoding()
         time.sleep(WIDE_SECONDS)
         dropped = time.time()
         netlab.shape(browser_box, "down", rate_bps=NARROW, queue_ms=100)
@@ -173,9 +160,7 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
         time.sleep(RECOVERY_SECONDS)
     finally:
         host.leave()
-        browser.terminate()
-        browser.wait()
-        browser_log.close()
+        browser.close()
     print(f"[chromium] /metrics {NARROW_SECONDS - 3} s into the narrow link: " + " ".join(
         line for line in narrow_metrics.splitlines() if line.startswith(
             ("proscenium_media_probes_total", "proscenium_media_layer_allocations_total", 'proscenium_media_video_consumers{layer="',

@@ -8,13 +8,11 @@ Issue 12's bar is at most one freeze over 500 ms per minute, for the SDK and for
 WHEP; these tests run JITTERY_SECONDS (30 by default; 60 for the benchmark) and allow one more,
 for a shared 2-core machine. `-s` prints the figures."""
 import os
-import subprocess
 import time
 
 from offnet import HTTP_PORT, LabServer, Participant
 from test_lossy_links import _participant_id
-from test_media_chromium_simulcast import CHROMIUM_FLAGS
-from whep_page import console_objects, viewer_page
+from whep_page import LabChromium, viewer_page
 
 FPS = 20
 SECONDS = int(os.environ.get("JITTERY_SECONDS", "30"))
@@ -117,29 +115,19 @@ def test_chromium_whep_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp
     server, arn, host_box, browser_box = _lab(netlab, tmp_path, "jittery-chromium", "browser")
     host = _host(netlab, server, arn, host_box, tmp_path, "PUBLISH")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
-    page = tmp_path / "view.html"
-    page.write_text(viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
-                                server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS, play_audio=True))
-    log_path = tmp_path / "chromium.log"
-    browser_log = open(log_path, "wb")
-    browser = netlab.popen(browser_box, ["timeout", str(SECONDS + 60), "chromium", *CHROMIUM_FLAGS,
-                                         f"--user-data-dir={tmp_path / 'profile'}", page.as_uri()],
-                           stdout=browser_log, stderr=subprocess.STDOUT)
+    browser = LabChromium(netlab, browser_box, tmp_path,
+                          viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                      server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS, play_audio=True),
+                          seconds=SECONDS + 60)
     try:
-        deadline = time.monotonic() + 45
-        while time.monotonic() < deadline and not any(s.get("framesDecoded") and s.get("totalSamplesReceived")
-                                                      for s in console_objects(log_path, "STATS")):
-            time.sleep(0.2)
-        assert any(s.get("framesDecoded") for s in console_objects(log_path, "STATS")), log_path.read_text(errors="replace")[-3000:]
-        first, freezes_before, started = console_objects(log_path, "STATS")[-1], len(console_objects(log_path, "FREEZE")), time.monotonic()
+        browser.wait_decoding(also=lambda s: s.get("totalSamplesReceived"))
+        first, freezes_before, started = browser.objects()[-1], len(browser.objects("FREEZE")), time.monotonic()
         time.sleep(SECONDS)
-        last, freeze_events = console_objects(log_path, "STATS")[-1], console_objects(log_path, "FREEZE")[freezes_before:]
+        last, freeze_events = browser.objects()[-1], browser.objects("FREEZE")[freezes_before:]
         seconds = time.monotonic() - started
     finally:
         host.leave()
-        browser.terminate()
-        browser.wait()
-        browser_log.close()
+        browser.close()
     lost_up, lost_down = netlab.link_stats(host_box)["up"]["dropped_loss"], netlab.link_stats(browser_box)["down"]["dropped_loss"]
     delta = lambda field: last.get(field, 0) - first.get(field, 0)
     # A sample that saw two freezes at once gives their sum: counted as long if the sum is.

@@ -10,7 +10,7 @@ import time
 from offnet import HTTP_PORT, LabServer, Participant, counter_samples, delivery
 from test_media_chromium_simulcast import CHROMIUM_FLAGS
 from test_off_loopback import _callbacks
-from whep_page import console_objects, viewer_page
+from whep_page import LabChromium, console_objects, viewer_page
 
 FPS = 20
 RECORD_SECONDS = 15
@@ -93,30 +93,16 @@ def test_chromium_whep_viewer_gets_rtx_at_1_percent_loss_and_200_ms_rtt(netlab, 
                        "--camera", "test", "--mic", "tone", "--size", "640x360", "--fps", str(FPS), "--simulcast", "off",
                        "--status-interval", "1")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
-    page = tmp_path / "view.html"
-    page.write_text(viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
-                                server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS))
-    log_path = tmp_path / "chromium.log"
-    browser_log = open(log_path, "wb")
-    browser = netlab.popen(browser_box, ["timeout", "60", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                                         page.as_uri()], stdout=browser_log, stderr=subprocess.STDOUT)
-
-    def stats():
-        return console_objects(log_path, "STATS")
-
+    browser = LabChromium(netlab, browser_box, tmp_path, viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                                                     server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS))
     try:
-        deadline = time.monotonic() + 45
-        while time.monotonic() < deadline and not any(s.get("framesDecoded") for s in stats()):
-            time.sleep(0.2)
-        assert any(s.get("framesDecoded") for s in stats()), log_path.read_text(errors="replace")[-3000:]
-        first = stats()[-1]
+        browser.wait_decoding()
+        first = browser.objects()[-1]
         time.sleep(RECORD_SECONDS)
-        last = stats()[-1]
+        last = browser.objects()[-1]
     finally:
         host.leave()
-        browser.terminate()
-        browser.wait()
-        browser_log.close()
+        browser.close()
     lost_down = netlab.link_stats(browser_box)["down"]["dropped_loss"]
     decoded = last["framesDecoded"] - first["framesDecoded"]
     received = last["framesReceived"] - first["framesReceived"]

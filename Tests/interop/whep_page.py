@@ -1,6 +1,8 @@
 """Headless Chromium pages for the lab tests: a viewer that watches one publisher over WHEP
 (RFC 9725) and logs what the test reads, and the reading of its console (`TAG {json}` lines)."""
 import json
+import subprocess
+import time
 
 _OPEN = """<!doctype html><meta charset=utf-8><script>
 (async () => {
@@ -37,3 +39,31 @@ def console_objects(log_path, tag):
     """The JSON objects the page logged as `TAG {…}` (Chromium's --enable-logging=stderr), in order."""
     return [json.loads(line.split(tag + " ", 1)[1].split('", source')[0])
             for line in log_path.read_text(errors="replace").splitlines() if tag + " {" in line]
+
+
+class LabChromium:
+    """Headless Chromium in a lab namespace showing one page; its console goes to `log_path`."""
+
+    def __init__(self, lab, box, workdir, html, seconds=60):
+        from test_media_chromium_simulcast import CHROMIUM_FLAGS
+        page = workdir / "view.html"
+        page.write_text(html)
+        self.log_path = workdir / "chromium.log"
+        self._log = open(self.log_path, "wb")
+        self.proc = lab.popen(box, ["timeout", str(seconds), "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={workdir / 'profile'}",
+                                    page.as_uri()], stdout=self._log, stderr=subprocess.STDOUT)
+
+    def objects(self, tag="STATS"):
+        return console_objects(self.log_path, tag)
+
+    def wait_decoding(self, timeout=45, also=lambda s: True):
+        """Until a `STATS` object shows decoded frames (and satisfies `also`); fails with the log's tail."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not any(s.get("framesDecoded") and also(s) for s in self.objects()):
+            time.sleep(0.2)
+        assert any(s.get("framesDecoded") for s in self.objects()), self.log_path.read_text(errors="replace")[-3000:]
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait()
+        self._log.close()
