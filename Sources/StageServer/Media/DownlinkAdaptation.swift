@@ -19,10 +19,10 @@ final class DownlinkAdaptation {
     private var lastSent: (at: ContinuousClock.Instant, packets: Int, octets: Int)?
     /// Loss over the same interval, from the reports' cumulative counters.
     private var reportedLoss = ReportedLoss()
-    /// Sequence numbers the subscriber NACKed since the estimator last ran. A receiver that
-    /// counts what RTX repaired as received (Chromium does) reports little loss on a link that
-    /// loses a third of what it is sent; what it asks for again tells.
-    private var nackedSinceReport = 0
+    /// Sequence numbers the subscriber NACKed since the estimator last ran, each once. A
+    /// receiver that counts what RTX repaired as received (Chromium does) reports little loss
+    /// on a link that loses a third of what it is sent; what it asks for again tells.
+    private var nackedLoss = NackedLoss()
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
@@ -60,8 +60,8 @@ final class DownlinkAdaptation {
 
     deinit { probeTask?.cancel() }
 
-    /// The subscriber asked for `count` packets again (RFC 4585 generic NACK).
-    func nacked(count: Int) { nackedSinceReport += count }
+    /// The subscriber asked for packets of `ssrc` again (RFC 4585 generic NACK).
+    func nacked(ssrc: UInt32, sequences: [UInt16]) { nackedLoss.nacked(ssrc: ssrc, sequences: sequences) }
 
     /// A report from the subscriber: its blocks about our streams and its REMB, if any.
     func report(blocks: [RTCPReceptionReport], receiverEstimate: UInt64?, consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
@@ -76,7 +76,7 @@ final class DownlinkAdaptation {
         guard let last = lastSent else {
             lastSent = (now, packets, octets)
             _ = reportedLoss.fraction(ours)
-            nackedSinceReport = 0
+            _ = nackedLoss.take()
             return
         }
         let seconds = Double((now - last.at).components.seconds) + Double((now - last.at).components.attoseconds) / 1e18
@@ -88,10 +88,11 @@ final class DownlinkAdaptation {
         probeBytes = 0
         let sentBitrate = Int(Double(bits) / seconds)
         reportedLoss.keep(only: Set(consumers.keys))
+        nackedLoss.keep(only: Set(consumers.keys))
         let reported = reportedLoss.fraction(ours) ?? ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
         let sentPackets = packets - last.packets
-        let asked = sentPackets > 0 ? min(1, Double(nackedSinceReport) / Double(sentPackets)) : 0
-        nackedSinceReport = 0
+        let nacked = nackedLoss.take()
+        let asked = sentPackets > 0 ? min(1, Double(nacked) / Double(sentPackets)) : 0
         let loss = max(reported, asked)
         // What cannot adapt (audio, plain video) is paid first; `wanted` is the whole bitrate
         // the allocator's next step would need.

@@ -61,7 +61,7 @@ final class SubscriberSession: MediaPeerDelegate {
                 MediaDropReason.unknownSSRC.count()
                 continue
             }
-            adaptation?.nacked(count: nack.sequences.count)
+            adaptation?.nacked(ssrc: nack.ssrc, sequences: nack.sequences)
             consumer.retransmit(nack.sequences)
         }
     }
