@@ -59,38 +59,51 @@ public final class MediaPeer: @unchecked Sendable {
     /// - Parameter rewrite: changes the copy's header before protection (the SFU's munger).
     @discardableResult
     public func sendRTP(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) -> Bool {
-        send(packet, rtcp: false, rewrite: rewrite)
+        send(maximumLength: packet.count, rtcp: false) { plain in
+            UnsafeMutableRawBufferPointer(rebasing: plain[..<packet.count]).copyMemory(from: packet)
+            rewrite(UnsafeMutableRawBufferPointer(rebasing: plain[..<packet.count]))
+            return packet.count
+        }
+    }
+
+    /// Protects and sends an RTP packet that `write` builds in place (a forwarded packet given
+    /// another header extension block): `write` fills at most `maximumLength` bytes and returns
+    /// how many. Call on the engine's event loop.
+    @discardableResult
+    public func sendRTP(maximumLength: Int, write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        send(maximumLength: maximumLength, rtcp: false, write)
     }
 
     @discardableResult
     public func sendRTCP(_ packet: UnsafeRawBufferPointer) -> Bool {
-        send(packet, rtcp: true, rewrite: { _ in })
+        send(maximumLength: packet.count, rtcp: true) { plain in
+            UnsafeMutableRawBufferPointer(rebasing: plain[..<packet.count]).copyMemory(from: packet)
+            return packet.count
+        }
     }
 
     /// Every packet not sent is counted: `send_not_ready`, `srtp_protect_failed`, or the
     /// engine's reason for a path that cannot take it.
-    private func send(_ packet: UnsafeRawBufferPointer, rtcp: Bool, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+    private func send(maximumLength: Int, rtcp: Bool, _ write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         guard let srtp, let path = selectedPath, let engine, !isClosed else {
             MediaDropReason.sendNotReady.count()
             return false
         }
-        if case .udp(let socket) = path.local, let batch = socket.batch, !batch.isClosed, packet.count <= MediaEngine.maximumPacketLength {
-            // Protected straight into the socket's batch: nothing allocated per packet.
-            return engine.send(on: socket, batch: batch, to: path.remote) { slot in
-                let plain = UnsafeMutableRawBufferPointer(rebasing: slot[0..<packet.count])
-                plain.copyMemory(from: packet)
-                rewrite(plain)
-                do {
-                    return try rtcp ? srtp.protectRTCP(slot, length: packet.count) : srtp.protectRTP(slot, length: packet.count)
-                } catch {
-                    MediaDropReason.srtpProtectFailed.count()
-                    return 0
-                }
+        let protect = { (slot: UnsafeMutableRawBufferPointer) -> Int in
+            let length = write(UnsafeMutableRawBufferPointer(rebasing: slot[..<maximumLength]))
+            do {
+                return try rtcp ? srtp.protectRTCP(slot, length: length) : srtp.protectRTP(slot, length: length)
+            } catch {
+                MediaDropReason.srtpProtectFailed.count()
+                return 0
             }
         }
-        guard var buffer = srtp.protect(packet, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
-                                        rewrite: rewrite) else {
-            MediaDropReason.srtpProtectFailed.count()
+        if case .udp(let socket) = path.local, let batch = socket.batch, !batch.isClosed, maximumLength <= MediaEngine.maximumPacketLength {
+            // Protected straight into the socket's batch: nothing allocated per packet.
+            return engine.send(on: socket, batch: batch, to: path.remote, protect)
+        }
+        guard var buffer = srtp.protect(maximumLength: maximumLength, rtcp: rtcp, allocator: engine.allocator,
+                                        headroom: path.framingHeadroom, protect) else {
             return false
         }
         return engine.write(&buffer, on: path)

@@ -32,7 +32,8 @@ public struct RemoteOffer: Sendable {
 
     public enum StreamKindName: String, Sendable { case audio, video }
 
-    /// Header extensions this SFU reads (RFC 8843 mid, RFC 8852 rid/repaired-rid).
+    /// Header extensions this SFU reads (RFC 8843 mid, RFC 8852 rid/repaired-rid); it also
+    /// writes abs-send-time on video it sends, where offered.
     public static let supportedExtensions = [
         RTPExtensionURI.mid, RTPExtensionURI.rtpStreamID, RTPExtensionURI.repairedRTPStreamID,
     ]
@@ -88,10 +89,17 @@ public struct RemoteOffer: Sendable {
         }
         var extensions: [String: UInt16] = [:]
         for uri in supportedExtensions { extensions[uri] = media.extensionID(for: uri) }
+        let direction = media.direction ?? .sendrecv
+        // abs-send-time on the video we send, for the receiver's delay-based estimate (its
+        // REMB); one-byte IDs only, as the forwarding path writes it (RFC 8285 §4.2).
+        if kind == .video, direction == .recvonly || direction == .sendrecv,
+           let id = media.extensionID(for: RTPExtensionURI.absSendTime), (1...14).contains(id) {
+            extensions[RTPExtensionURI.absSendTime] = id
+        }
         let rids = media.rids.filter { $0.direction == .send }.map(\.id)
         let order = media.simulcast?.sendRIDs ?? rids
         return Section(
-            mid: mid, kind: kind, direction: media.direction ?? .sendrecv, codec: codec,
+            mid: mid, kind: kind, direction: direction, codec: codec,
             retransmissionPayloadType: media.retransmissionPayloadType(for: codec.payloadType),
             ssrcs: Array(Set(media.ssrcAttributes.map(\.ssrc))).sorted(),
             retransmissionSSRCs: Dictionary(media.ssrcGroups.filter { $0.semantics == "FID" && $0.ssrcs.count == 2 }

@@ -38,6 +38,9 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     let nacksSent = Counter(label: "proscenium_media_nacks_sent_total")
     /// RTX packets (RFC 4588) from publishers restored to the packet they repair.
     let retransmissionsReceived = Counter(label: "proscenium_media_rtx_received_total")
+    /// Receiver estimates (REMB, draft-alvestrand-rmcat-remb-03) from subscribers: what a
+    /// receiver without transport-cc tells of its link.
+    let rembsReceived = Counter(label: "proscenium_media_rembs_received_total")
     /// Link probes before a subscriber moves up a layer (padding on its RTX stream), by outcome.
     let probesPassed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "passed")])
     let probesFailed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "failed")])

@@ -3,6 +3,7 @@ import NIOCore
 import StageProtocol
 import StageSFU
 import StageTransport
+import StageWire
 
 /// Publish and subscribe peer connections of every stage, on the media engine's event loop:
 /// WHIP creates publishers, WHEP creates subscribers that consume a publisher's producers.
@@ -111,13 +112,14 @@ final class MediaService: @unchecked Sendable {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
                 let ssrc = UInt32.random(in: 0x1000...UInt32.max)
                 let forwarded = MediaMetrics.shared.forwarded(producer.kind)
+                let writer = ForwardedPacketWriter(absSendTimeID: section.extensions[RTPExtensionURI.absSendTime].map { UInt8($0) })
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
                                         payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
                     guard let peer else {
                         MediaDropReason.sendNotReady.count()
                         return false
                     }
-                    guard peer.sendRTP(packet, rewrite: rewrite) else { return false }
+                    guard writer.send(packet, rewrite: rewrite, on: peer) else { return false }
                     forwarded.count(bytes: packet.count)
                     return true
                 }

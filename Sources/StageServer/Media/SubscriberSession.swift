@@ -45,6 +45,7 @@ final class SubscriberSession: MediaPeerDelegate {
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         let requests = RTCPFeedback.requests(in: UnsafeRawBufferPointer(packet))
+        if requests.estimate != nil { MediaMetrics.shared.rembsReceived.increment() }
         if !requests.reports.isEmpty || requests.estimate != nil {
             adaptation?.report(blocks: requests.reports, receiverEstimate: requests.estimate, consumers: consumers, now: .now)
         }
