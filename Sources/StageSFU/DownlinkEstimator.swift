@@ -7,8 +7,12 @@
 /// estimate within 1.5 × what arrives while nothing is over-used, so while the SFU sends a
 /// middle layer the REMB stays near that layer's rate. Taken as a bound it would never let the
 /// subscriber try the layer above, and would keep a browser on a wide link on the middle layer
-/// for good. A REMB below what is sent is the receiver saying the link is over-used
-/// (GCC's decrease: 0.85 × what arrived): that one bounds the estimate.
+/// for good. A REMB that *fell* below what is sent is the receiver saying the link is over-used
+/// (GCC's decrease: 0.85 × what arrived): that one bounds the estimate, until a REMB rises
+/// again. One that is rising, though still below what is sent, is a receiver ramping up behind
+/// a step up (GCC increases by at most 8 % a second, and ignores probes once its estimate is
+/// valid): it bounds nothing, or an abs-send-time receiver (aiortc, Chromium) would hold every
+/// move up back for tens of seconds.
 ///
 /// - More than 10 % lost: down to what got through (the rate sent × (1 − loss)), and at least
 ///   by half the loss, as GCC's `As(i) = As(i−1)(1 − 0.5p)`; a link that lost a quarter of
@@ -30,6 +34,8 @@ public struct DownlinkEstimator: Sendable {
     public private(set) var estimate: Int = DownlinkEstimator.maximum
     /// The subscriber's own estimate (REMB), if it sends one.
     public private(set) var receiverEstimate: Int?
+    /// Its last REMB fell (by more than 5 %), or was its first: it is not ramping up.
+    private var receiverEstimateFell = false
 
     public init() {}
 
@@ -43,12 +49,18 @@ public struct DownlinkEstimator: Sendable {
         } else if loss < 0.02, sentBitrate * 2 >= estimate || estimate < wanted {
             estimate = Int((Double(estimate) * Self.increaseFactor).rounded())
         }
-        let overUsed = receiverEstimate.map { $0 < sentBitrate } ?? false
+        let overUsed = receiverEstimateFell && (receiverEstimate.map { $0 < sentBitrate } ?? false)
         estimate = min(max(estimate, Self.minimum), overUsed ? receiverEstimate ?? Self.maximum : Self.maximum, Self.maximum)
     }
 
     /// The subscriber's latest REMB; the next receiver report weighs it against what was sent.
     public mutating func receiverEstimate(bitsPerSecond: Int) {
-        receiverEstimate = max(bitsPerSecond, Self.minimum)
+        let value = max(bitsPerSecond, Self.minimum)
+        if let previous = receiverEstimate {
+            if value * 20 < previous * 19 { receiverEstimateFell = true } else if value > previous { receiverEstimateFell = false }
+        } else {
+            receiverEstimateFell = true
+        }
+        receiverEstimate = value
     }
 }
