@@ -174,7 +174,9 @@ def test_chromium_whip_publisher_is_asked_again_and_sees_our_receiver_reports(ne
     guest = Participant(netlab, guest_box, tmp_path, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
                         "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
     try:
-        guest.wait_for(lambda p: _last(p, "chromium", "framesDecoded") > 0, 45, "decoded frames from chromium")
+        # Chromium logs its first STATS a second after it connects: the guest can decode before that.
+        guest.wait_for(lambda p: _last(p, "chromium", "framesDecoded") > 0 and _chromium_stats(log_path), 45,
+                       "decoded frames from chromium and its first stats")
         sent_before, decoded_before = _chromium_stats(log_path)[-1].get("framesSent", 0), _last(guest, "chromium", "framesDecoded")
         # At least RECORD_SECONDS, and on until three repairs were seen (1 % of ~40 packets/s
         # can take a while to hit video), within a bound.
