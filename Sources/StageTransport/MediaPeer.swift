@@ -83,30 +83,39 @@ public final class MediaPeer: @unchecked Sendable {
     }
 
     /// Every packet not sent is counted: `send_not_ready`, `srtp_protect_failed`, or the
-    /// engine's reason for a path that cannot take it.
+    /// engine's reason for a path that cannot take it. Inlined into each caller, so the
+    /// forwarding path's closures collapse into one (this runs per packet per subscriber).
+    @inline(__always)
     private func send(maximumLength: Int, rtcp: Bool, _ write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         guard let srtp, let path = selectedPath, let engine, !isClosed else {
             MediaDropReason.sendNotReady.count()
             return false
         }
-        let protect = { (slot: UnsafeMutableRawBufferPointer) -> Int in
-            let length = write(UnsafeMutableRawBufferPointer(rebasing: slot[..<maximumLength]))
-            do {
-                return try rtcp ? srtp.protectRTCP(slot, length: length) : srtp.protectRTP(slot, length: length)
-            } catch {
-                MediaDropReason.srtpProtectFailed.count()
-                return 0
-            }
-        }
         if case .udp(let socket) = path.local, let batch = socket.batch, !batch.isClosed, maximumLength <= MediaEngine.maximumPacketLength {
             // Protected straight into the socket's batch: nothing allocated per packet.
-            return engine.send(on: socket, batch: batch, to: path.remote, protect)
+            return engine.send(on: socket, batch: batch, to: path.remote) { slot in
+                Self.writeAndProtect(into: slot, maximumLength: maximumLength, rtcp: rtcp, srtp: srtp, write)
+            }
         }
-        guard var buffer = srtp.protect(maximumLength: maximumLength, rtcp: rtcp, allocator: engine.allocator,
-                                        headroom: path.framingHeadroom, protect) else {
-            return false
-        }
+        guard var buffer = srtp.protect(maximumLength: maximumLength, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
+                                        { out in Self.writeAndProtect(into: out, maximumLength: maximumLength, rtcp: rtcp, srtp: srtp, write) })
+        else { return false }
         return engine.write(&buffer, on: path)
+    }
+
+    /// Lets `write` fill the start of `slot` and protects it there.
+    /// - Returns: the protected length; 0 when nothing was written or protection failed (counted).
+    @inline(__always)
+    private static func writeAndProtect(into slot: UnsafeMutableRawBufferPointer, maximumLength: Int, rtcp: Bool, srtp: SRTPSession,
+                                        _ write: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+        let length = write(UnsafeMutableRawBufferPointer(rebasing: slot[..<maximumLength]))
+        guard length > 0 else { return 0 }
+        do {
+            return try rtcp ? srtp.protectRTCP(slot, length: length) : srtp.protectRTP(slot, length: length)
+        } catch {
+            MediaDropReason.srtpProtectFailed.count()
+            return 0
+        }
     }
 
     /// Ends the peer connection (its owner hears `peerDidClose`).
