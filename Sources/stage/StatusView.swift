@@ -70,7 +70,7 @@ final class StatusView: StageRenderer {
                     object["frameWidth"] = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["frameWidth"]?.number }.max().map { String(Int($0)) }
                     // Loss and its repair (RFC 4585 NACK and PLI, RFC 4588 RTX); a publisher's counts are per stream, repeated in each layer.
                     // Freezes (W3C rule; longFreezeCount: those of 500 ms or more) and audio concealment (Opus FEC or PLC).
-                    for counter in ["nackCount", "pliCount", "framesDropped", "retransmittedPacketsSent", "retransmittedPacketsReceived",
+                    for counter in ["nackCount", "pliCount", "framesDropped", "decodeErrors", "retransmittedPacketsSent", "retransmittedPacketsReceived",
                                     "freezeCount", "longFreezeCount", "totalSamplesReceived", "concealedSamples", "concealmentEvents"] {
                         object[counter] = stats.compactMap { $0[counter]?.number }.max().map { String(Int($0)) }
                     }

@@ -19,6 +19,8 @@ final class VideoTrackReceiver {
     private(set) var framesDecoded = 0
     private(set) var keyFramesDecoded = 0
     private(set) var framesDropped = 0
+    /// Frames libvpx refused or flagged corrupt (a lost reference, damaged data); each is also dropped.
+    private(set) var decodeErrors = 0
     private(set) var frameWidth = 0
     private(set) var frameHeight = 0
     private(set) var pliSent = 0
@@ -68,6 +70,7 @@ final class VideoTrackReceiver {
             device?.deliver(picture)
         } catch {
             framesDropped += 1
+            decodeErrors += 1
             jitter.decoderNeedsKeyframe()
         }
     }
@@ -100,6 +103,7 @@ final class VideoTrackReceiver {
         values["framesDecoded"] = .number(Double(framesDecoded))
         values["keyFramesDecoded"] = .number(Double(keyFramesDecoded))
         values["framesDropped"] = .number(Double(framesDropped + jitter.statistics.framesDropped))
+        values["decodeErrors"] = .number(Double(decodeErrors))
         values["frameWidth"] = .number(Double(frameWidth))
         values["frameHeight"] = .number(Double(frameHeight))
         values["nackCount"] = .number(Double(jitter.statistics.nacksSent))
