@@ -2,7 +2,9 @@
 test_downlink_adaptation.py (2.5 Mbps → 300 kbps → 2.5 Mbps on the guest's link, adaptive, then
 the reference with --no-downlink-adaptation), printed as a timeline and drawn as a PNG: the
 guest's link capacity, the bitrate it received, the width of the layer it decoded and its
-decoded frames per second, second by second, for both runs.
+decoded frames per second, second by second, for both runs; and for the adaptive run the
+server's side from /metrics: its downlink estimate (the bucket it falls in) and the layer it
+forwards.
 
     .venv-interop/bin/pip install matplotlib      # once; not needed by the test suite
     sudo .venv-interop/bin/python Tests/interop/bench_downlink_step.py --png docs/plots/downlink-step.png
@@ -42,12 +44,13 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    runs = {}
+    runs, server_timelines = {}, {}
     with tempfile.TemporaryDirectory() as workdir, NetLab() as lab:
         for name, adaptive in (("adaptive", True), ("fixed", False)):
             (pathlib.Path(workdir) / name).mkdir()
-            samples, dropped, widened, ended, guest = _run(lab, pathlib.Path(workdir), name, adaptive)
-            runs[name] = (samples, dropped, widened, ended, _received_kbps(guest))
+            run = _run(lab, pathlib.Path(workdir), name, adaptive)
+            runs[name] = (run.samples, run.dropped, run.widened, run.ended, _received_kbps(run.guest))
+            server_timelines[name] = run.server_timeline
 
     figure, axes = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
     for name, style in (("adaptive", "-"), ("fixed", "--")):
@@ -57,6 +60,15 @@ def main():
         axes[1].step(t, [s[1] for s in samples], style, where="post", label=f"decoded width ({name})")
         fps = [(b[2] - a[2]) / max(b[0] - a[0], 0.001) for a, b in zip(samples, samples[1:])]
         axes[2].step(t[1:], fps, style, where="post", label=f"decoded frames/s ({name})")
+    # The server's side of the adaptive run, from /metrics once a second: the upper bound of the
+    # estimate's bucket, and the layer it forwards drawn at that layer's width.
+    dropped = runs["adaptive"][1]
+    served = [(t - dropped, layer, bucket) for t, layer, bucket in server_timelines["adaptive"] if bucket not in (None, "+Inf")]
+    axes[0].step([p[0] for p in served], [float(p[2]) / 1000 for p in served], "-", color="tab:green", where="post",
+                 alpha=0.6, label="server's estimate (bucket bound, adaptive)")
+    chosen = [(t - dropped, (320, 640, 1280)[int(layer)]) for t, layer, _ in server_timelines["adaptive"] if layer is not None]
+    axes[1].step([p[0] for p in chosen], [p[1] for p in chosen], "-", color="tab:green", where="post", alpha=0.6,
+                 label="layer the server forwards (adaptive)")
     samples, dropped, widened, ended, _ = runs["adaptive"]
     start = samples[0][0] - dropped
     capacity_t = [start, 0, 0, widened - dropped, widened - dropped, ended - dropped]

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from offnet import HTTP_PORT, LabServer, Participant, counter_samples
 from test_lossy_links import _participant_id
@@ -46,6 +47,32 @@ def _gauge(text, series):
     return next((float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(series + " ")), None)
 
 
+class _ServerTimeline:
+    """Samples /metrics once a second in the background: (time, layer the one video consumer
+    is on, the smallest downlink-estimate bucket holding the one subscriber)."""
+
+    def __init__(self, netlab, srv):
+        self.samples, self._stop = [], threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(netlab, srv), daemon=True)
+        self._thread.start()
+
+    def _run(self, netlab, srv):
+        while not self._stop.wait(1):
+            text = _scrape(netlab, srv)
+            layer = next((layer for layer in ("0", "1", "2") if _gauge(text, f'proscenium_media_video_consumers{{layer="{layer}"}}') == 1), None)
+            bucket = next((le for le in ("150000", "300000", "600000", "1200000", "2500000", "5000000", "10000000", "+Inf")
+                           if _gauge(text, f'proscenium_media_subscribers_by_downlink_estimate{{le="{le}"}}') == 1), None)
+            self.samples.append((time.time(), layer, bucket))
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def first(self, after, layer):
+        """Seconds from `after` to the first sample on `layer`, or None."""
+        return next((t - after for t, on, _ in self.samples if t >= after and on == layer), None)
+
+
 def _run(netlab, tmp_path, name, adaptation):
     srv = netlab.public_host(f"srv{name}")
     server = LabServer(netlab, srv, tmp_path / name, [] if adaptation else ["--no-downlink-adaptation"]).start()
@@ -59,8 +86,10 @@ def _run(netlab, tmp_path, name, adaptation):
                        "--status-interval", "1")
     guest = Participant(netlab, guest_box, tmp_path / name, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
                         "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
+    server_timeline = None
     try:
         guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "host")), 45, "the host's streams")
+        server_timeline = _ServerTimeline(netlab, srv)
         time.sleep(WIDE_SECONDS)
         dropped_at = time.time()
         netlab.shape(guest_box, "down", rate_bps=NARROW, queue_ms=100)
@@ -73,6 +102,8 @@ def _run(netlab, tmp_path, name, adaptation):
         ended_at = time.time()
         metrics = _scrape(netlab, srv)
     finally:
+        if server_timeline:
+            server_timeline.stop()
         guest.leave()
         host.leave()
         server.stop()
@@ -83,14 +114,21 @@ def _run(netlab, tmp_path, name, adaptation):
     samples = _samples(guest)
     timeline = " ".join(f"{t - dropped_at:+.0f}s:{w}/{n}" for t, w, n in samples)
     print(f"\n[{name}] timeline (seconds from the drop: width/frames decoded): {timeline}")
-    return samples, dropped_at, widened_at, ended_at, (narrow_metrics, metrics)
+    print(f"[{name}] server timeline (seconds from the drop: layer/estimate bucket): "
+          + " ".join(f"{t - dropped_at:+.0f}s:{layer}/{bucket}" for t, layer, bucket in server_timeline.samples))
+    decode_errors = max((n for _, n in counter_samples(guest, "host", "decodeErrors")), default=None)
+    print(f"[{name}] decode errors {decode_errors}")
+    return SimpleNamespace(samples=samples, dropped=dropped_at, widened=widened_at, ended=ended_at, narrow_metrics=narrow_metrics,
+                           end_metrics=metrics, decode_errors=decode_errors, guest=guest, server_timeline=server_timeline.samples)
 
 
 def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path):
     for name in ("adaptive", "fixed"):
         (tmp_path / name).mkdir()
-    samples, dropped, widened, _, (narrow_metrics, end_metrics) = _run(netlab, tmp_path, "adaptive", adaptation=True)
-    reference, r_dropped, r_widened, _, _ = _run(netlab, tmp_path, "fixed", adaptation=False)
+    run = _run(netlab, tmp_path, "adaptive", adaptation=True)
+    samples, dropped, widened, narrow_metrics, end_metrics = run.samples, run.dropped, run.widened, run.narrow_metrics, run.end_metrics
+    fixed = _run(netlab, tmp_path, "fixed", adaptation=False)
+    reference, r_dropped, r_widened = fixed.samples, fixed.dropped, fixed.widened
 
     top_before = max((w for t, w, _ in samples if t < dropped), default=0)
     down_after = _first(samples, dropped, lambda w: 0 < w <= 320)
@@ -110,6 +148,10 @@ def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path
     assert stall <= 2.5, "froze while the link was narrow"
     assert up_after is not None and up_after <= 20, "did not climb back to the top layer"
     assert frames >= 2 * max(reference_frames, 1) or reference_stall >= 2 * stall, "no better than without adaptation"
+    # Every layer switch above (down, up, and any failed try) lands on a keyframe of the new
+    # layer, and what the jitter buffer gives up on waits for one too: libvpx refuses or flags
+    # corrupt nothing the guest decodes.
+    assert run.decode_errors == 0, f"{run.decode_errors} frames the guest could not decode"
     # /metrics tells the same story: while narrow, the one video consumer is off the top layer
     # (on the lowest, or trying the middle one) and the one subscriber's estimate is under
     # 1.2 Mbps; at the end, on the top layer again.
@@ -202,7 +244,7 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
         browser.close()
     samples = [(s["time"], s["frameWidth"], s["framesDecoded"]) for s in stats()]
     last = stats()[-1]
-    down_after, stall, climbed_after, _, top_before = _report(
+    down_after, stall, _, up_after, top_before = _report(
         "Chromium", samples, dropped, widened, narrow_metrics,
         f"; freezes {last.get('freezeCount')} ({last.get('totalFreezesDuration', 0):.1f} s), PLIs {last.get('pliCount')}")
     assert top_before >= 1280, "never on the top layer on the wide link"
@@ -211,36 +253,9 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
     # layer queues behind what the full link still holds and is often lost and asked for again
     # (a PLI); 1–3 s seen over five runs. The benchmark's bar (no freeze over 1 s) is not met here.
     assert stall <= 4.5, "froze while the link was narrow"
-    # Chromium's REMB (its delay-based estimate) can hold it on the middle layer of a 2.5 Mbps
-    # link: the top layer's keyframes, sent unpaced, fill the 100 ms queue. So the bar here is
-    # the climb off the lowest layer; the CLI test above holds the top-layer bar.
-    assert climbed_after is not None and climbed_after <= 20, "did not climb back from the lowest layer"
-
-
-class _ServerTimeline:
-    """Samples /metrics once a second in the background: (time, layer the one video consumer
-    is on, the smallest downlink-estimate bucket holding the one subscriber)."""
-
-    def __init__(self, netlab, srv):
-        self.samples, self._stop = [], threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(netlab, srv), daemon=True)
-        self._thread.start()
-
-    def _run(self, netlab, srv):
-        while not self._stop.wait(1):
-            text = _scrape(netlab, srv)
-            layer = next((layer for layer in ("0", "1", "2") if _gauge(text, f'proscenium_media_video_consumers{{layer="{layer}"}}') == 1), None)
-            bucket = next((le for le in ("150000", "300000", "600000", "1200000", "2500000", "5000000", "10000000", "+Inf")
-                           if _gauge(text, f'proscenium_media_subscribers_by_downlink_estimate{{le="{le}"}}') == 1), None)
-            self.samples.append((time.time(), layer, bucket))
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def first(self, after, layer):
-        """Seconds from `after` to the first sample on `layer`, or None."""
-        return next((t - after for t, on, _ in self.samples if t >= after and on == layer), None)
+    # With abs-send-time its REMB tracks the link, and bounds the estimate only when it falls
+    # (over-use): back on the top layer 0.8–4.8 s after the link widened in three runs.
+    assert up_after is not None and up_after <= 20, "did not climb back to the top layer"
 
 
 def test_an_aiortc_whep_viewer_is_moved_down_and_back_up_with_its_remb(netlab, tmp_path):
@@ -300,12 +315,12 @@ def test_an_aiortc_whep_viewer_is_moved_down_and_back_up_with_its_remb(netlab, t
     assert rembs and rembs > 10, "aiortc sent no REMB: abs-send-time was not negotiated or not written"
     assert "2" in before, "never on the top layer on the wide link"
     assert down_after is not None and down_after <= 5, "the server did not move it down to the layer that fits"
-    # One sample on the top layer while narrow was seen once in six runs (the layer then fell
+    # One sample on the top layer while narrow was seen once in five runs (the layer then fell
     # back within the second and the estimate with it); not understood yet, so tolerated once.
     assert len(on_top_while_narrow) <= 1, f"back on the top layer while the link was narrow: {on_top_while_narrow}"
     # aiortc decodes its backlog after the link widens, which on two busy cores costs it
     # packets (2–10 % lost holds the estimate): the top layer came back 0.6–22 s after the
-    # widening in six runs. The CLI test above holds the 20 s bar.
+    # widening in five runs. The CLI test above holds the 20 s bar.
     assert up_after is not None and up_after <= RECOVERY_SECONDS, "the server did not move it back to the top layer"
     assert lowest_decoded is not None, "aiortc never decoded the lowest layer"
     assert decoded_at_end >= 100, "aiortc stopped decoding"
