@@ -79,10 +79,14 @@ def test_each_subscriber_gets_the_layer_its_link_carries_and_the_host_encodes_on
         for participant in [*guests, host]:
             participant.leave()
     expected = [CAPS[index % len(CAPS)][1] for index in range(SUBSCRIBERS)]
+    decode_errors = [max((n for _, n in counter_samples(guest, "host", "decodeErrors")), default=None) for guest in guests]
     print(f"{SUBSCRIBERS} subscribers, caps {[c for c, _ in CAPS]} bps in turn: decoded widths {widths} "
           f"(expected {expected}); the host encoded {sorted(layers_mixed or [])} at {cpu_mixed:.2f} CPU s/s; every link "
-          f"narrowed: widths {narrowed_widths}, the host encoded q alone at {cpu_narrow:.2f} CPU s/s ({cpu_narrow / cpu_mixed:.2f}×)")
+          f"narrowed: widths {narrowed_widths}, the host encoded q alone at {cpu_narrow:.2f} CPU s/s ({cpu_narrow / cpu_mixed:.2f}×); "
+          f"decode errors per guest {decode_errors}")
     # With margins for a shared 2-core machine: at most one subscriber a layer off.
     assert sum(w != e for w, e in zip(widths, expected)) <= 1, (widths, expected)
     assert layers_mixed == {"q", "f"}, "q and f are in use, h is not"
     assert all(w == CAPS[0][1] for w in narrowed_widths), narrowed_widths
+    # The 3 Mbps guests went from 1280 to 320 px when their links narrowed, each at a keyframe.
+    assert decode_errors == [0] * SUBSCRIBERS, decode_errors
