@@ -13,6 +13,7 @@ public func fuzzRTP(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: start, count: count)
     fuzzRTPHeader(input)
     fuzzRetransmission(input)
+    fuzzReplacedExtensions(input)
     fuzzRTCP(input)
     fuzzVP8(input)
     return 0
@@ -113,6 +114,29 @@ private func fuzzRetransmission(_ input: UnsafeRawBufferPointer) {
     var expected = header
     expected.padding = false
     guard again == expected, restored[againPayload].elementsEqual(input[payload]) else { fatalError("rtx round trip changed the packet") }
+}
+
+/// RFC 8285 §4.2: any input copied with its extension block replaced stays within the destination;
+/// a parsed packet comes out parseable, with the same fixed fields, CSRCs, payload and padding,
+/// and exactly the one new element.
+private func fuzzReplacedExtensions(_ input: UnsafeRawBufferPointer) {
+    let destination = UnsafeMutableRawBufferPointer.allocate(byteCount: input.count + 8, alignment: 8)
+    defer { destination.deallocate() }
+    let length = RTPHeader.copy(input, replacingExtensionsWith: 3, value: RTPAbsSendTime(value: 0xABCDEF), into: destination)
+    if let length, length > destination.count { fatalError("replaced extensions: wrote past the destination") }
+    guard let (header, payload) = try? RTPHeader.parse(input) else { return }
+    guard let length, case let copied = Array(destination[..<length]), let (again, againPayload) = try? RTPHeader.parse(copied),
+          again.sequenceNumber == header.sequenceNumber, again.timestamp == header.timestamp, again.ssrc == header.ssrc,
+          again.payloadType == header.payloadType, again.marker == header.marker, again.csrcs == header.csrcs,
+          again.padding == header.padding, copied[againPayload].elementsEqual(input[payload]),
+          copied[againPayload.upperBound...].elementsEqual(input[payload.upperBound...])
+    else { fatalError("replaced extensions: a parsed packet did not copy") }
+    guard copied.withUnsafeBytes({ buffer in
+        var ids: [UInt8] = []
+        var iterator = again.extensions(in: buffer)
+        while let element = iterator.next() { ids.append(element.id) }
+        return ids == [3] && (try? again.extensionValue(RTPAbsSendTime.self, id: 3, in: buffer))?.value == 0xABCDEF
+    }) else { fatalError("replaced extensions: not exactly the one element") }
 }
 
 private func fuzzRTCP(_ input: UnsafeRawBufferPointer) {
