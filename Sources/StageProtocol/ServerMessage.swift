@@ -14,6 +14,8 @@ public enum ServerMessage: Sendable, Hashable {
     case sdpAnswer(SdpAnswer)
     /// To a publisher: which simulcast layers of one of its streams subscribers receive (dynacast).
     case publishLayers(PublishLayers)
+    /// To a subscriber: the server's estimate of its link for one subscription.
+    case downlinkEstimate(DownlinkEstimate)
 
     /// The answer to `join`: the local participant as the server knows it and who publishes now.
     public struct Joined: Codable, Sendable, Hashable {
@@ -122,6 +124,20 @@ extension ServerMessage {
             self.rids = rids
         }
     }
+
+    /// What the server estimates the subscriber's link carries on its subscription to
+    /// `participantId`'s media (from its receiver reports, NACKs and REMB), in bits per second:
+    /// the budget its stream allocator spends on the layers it forwards. Sent when it changes
+    /// by a tenth or more, at most once a second; 20 Mbps (the estimator's ceiling) until the
+    /// link has shown a limit.
+    public struct DownlinkEstimate: Codable, Sendable, Hashable {
+        public var participantId: String
+        public var bitsPerSecond: Int
+        public init(participantId: String, bitsPerSecond: Int) {
+            self.participantId = participantId
+            self.bitsPerSecond = bitsPerSecond
+        }
+    }
 }
 
 extension ServerMessage: Codable {
@@ -139,6 +155,7 @@ extension ServerMessage: Codable {
         case .pong: "pong"
         case .sdpAnswer: "sdpAnswer"
         case .publishLayers: "publishLayers"
+        case .downlinkEstimate: "downlinkEstimate"
         }
     }
 
@@ -157,6 +174,7 @@ extension ServerMessage: Codable {
         case "pong": self = .pong(try Ping(from: decoder))
         case "sdpAnswer": self = .sdpAnswer(try SdpAnswer(from: decoder))
         case "publishLayers": self = .publishLayers(try PublishLayers(from: decoder))
+        case "downlinkEstimate": self = .downlinkEstimate(try DownlinkEstimate(from: decoder))
         default: throw Envelope.unknownType(type, decoder: decoder)
         }
     }
@@ -175,6 +193,7 @@ extension ServerMessage: Codable {
         case .pong(let m): try m.encode(to: encoder)
         case .sdpAnswer(let m): try m.encode(to: encoder)
         case .publishLayers(let m): try m.encode(to: encoder)
+        case .downlinkEstimate(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -157,7 +157,7 @@ struct SeededRandom: RandomNumberGenerator {
     mutating func publisher() -> PublisherDescriptor { PublisherDescriptor(participant: participant(), streams: streams()) }
 
     mutating func serverMessage() -> ServerMessage {
-        switch Int.random(in: 0..<12, using: &self) {
+        switch Int.random(in: 0..<13, using: &self) {
         case 0: .joined(.init(sessionId: string(), participant: participant(), publishers: (0..<Int.random(in: 0...2, using: &self)).map { _ in publisher() },
                               pingIntervalSeconds: Int.random(in: Int.min...Int.max, using: &self)))
         case 1: .participantJoined(publisher())
@@ -171,7 +171,8 @@ struct SeededRandom: RandomNumberGenerator {
         case 8: .disconnect(.init(reason: [.disconnectedByOperator, .stageDeleted, .serverShutdown].randomElement(using: &self)!, message: string()))
         case 9: .pong(Ping(nonce: Int.random(in: Int.min...Int.max, using: &self)))
         case 10: .sdpAnswer(.init(requestId: string(), sdp: string()))
-        default: .publishLayers(.init(streamId: string(), rids: (0..<Int.random(in: 0...3, using: &self)).map { _ in string() }))
+        case 11: .publishLayers(.init(streamId: string(), rids: (0..<Int.random(in: 0...3, using: &self)).map { _ in string() }))
+        default: .downlinkEstimate(.init(participantId: string(), bitsPerSecond: Int.random(in: 0...20_000_000, using: &self)))
         }
     }
 

@@ -8,7 +8,7 @@ import Testing
     static let clientTypes = ["join", "publish", "unpublish", "mute", "subscribe", "ping", "leave", "sdpOffer", "preferLayer"]
     static let serverTypes = [
         "joined", "participantJoined", "participantLeft", "streamsChanged", "muteChanged",
-        "publishState", "subscribeState", "error", "disconnect", "pong", "sdpAnswer", "publishLayers",
+        "publishState", "subscribeState", "error", "disconnect", "pong", "sdpAnswer", "publishLayers", "downlinkEstimate",
     ]
 
     static func fixturesDirectory() -> URL? {

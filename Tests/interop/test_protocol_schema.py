@@ -19,7 +19,7 @@ FIXTURES = ROOT / "Tests" / "StageProtocolTests" / "Fixtures"
 CLIENT_TYPES = ["join", "publish", "unpublish", "mute", "subscribe", "ping", "leave", "sdpOffer", "preferLayer"]
 SERVER_TYPES = [
     "joined", "participantJoined", "participantLeft", "streamsChanged", "muteChanged",
-    "publishState", "subscribeState", "error", "disconnect", "pong", "sdpAnswer", "publishLayers",
+    "publishState", "subscribeState", "error", "disconnect", "pong", "sdpAnswer", "publishLayers", "downlinkEstimate",
 ]
 
 

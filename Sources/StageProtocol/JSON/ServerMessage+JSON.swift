@@ -17,6 +17,7 @@ extension ServerMessage {
         case "pong": self = .pong(try Ping(json: json))
         case "sdpAnswer": self = .sdpAnswer(try SdpAnswer(json: json))
         case "publishLayers": self = .publishLayers(try PublishLayers(json: json))
+        case "downlinkEstimate": self = .downlinkEstimate(try DownlinkEstimate(json: json))
         default: throw JSONFastPathDeclined()
         }
     }
@@ -37,6 +38,7 @@ extension ServerMessage {
         case .pong(let m): m.writeMembers(to: &writer)
         case .sdpAnswer(let m): m.writeMembers(to: &writer)
         case .publishLayers(let m): m.writeMembers(to: &writer)
+        case .downlinkEstimate(let m): m.writeMembers(to: &writer)
         }
         writer.key("type"); writer.string(type)
         writer.key("v"); writer.int(ProtocolVersion.major)

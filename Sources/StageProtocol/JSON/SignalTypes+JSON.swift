@@ -105,3 +105,14 @@ extension ServerMessage.PublishLayers: FastJSONMembers {
         writer.key("streamId"); writer.string(streamId)
     }
 }
+
+extension ServerMessage.DownlinkEstimate: FastJSONMembers {
+    init(json: JSONValue) throws(JSONFastPathDeclined) {
+        self.init(participantId: try json.string("participantId"), bitsPerSecond: try json.int("bitsPerSecond"))
+    }
+
+    func writeMembers(to writer: inout JSONWriter) {
+        writer.key("bitsPerSecond"); writer.int(bitsPerSecond)
+        writer.key("participantId"); writer.string(participantId)
+    }
+}
