@@ -32,6 +32,7 @@ extension Stage {
         case .pong(let pong): pingWaiters.removeValue(forKey: pong.nonce)?.resume(returning: true)
         case .sdpAnswer(let answer): sdpWaiters.removeValue(forKey: answer.requestId)?.resolve(.success(answer.sdp))
         case .publishLayers(let layers): mediaPublisher?.setActiveLayers(streamId: layers.streamId, rids: Set(layers.rids))
+        case .downlinkEstimate(let estimate): mediaSubscribers[estimate.participantId]?.connection.availableIncomingBitrate = estimate.bitsPerSecond
         }
     }
 

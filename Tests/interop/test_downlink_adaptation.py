@@ -117,9 +117,12 @@ def _run(netlab, tmp_path, name, adaptation):
     print(f"[{name}] server timeline (seconds from the drop: layer/estimate bucket): "
           + " ".join(f"{t - dropped_at:+.0f}s:{layer}/{bucket}" for t, layer, bucket in server_timeline.samples))
     decode_errors = max((n for _, n in counter_samples(guest, "host", "decodeErrors")), default=None)
-    print(f"[{name}] decode errors {decode_errors}")
+    estimates = counter_samples(guest, "host", "downlinkEstimate")
+    print(f"[{name}] decode errors {decode_errors}; the server's estimate as the guest shows it (seconds from the drop: kbps): "
+          + " ".join(f"{t - dropped_at:+.0f}s:{e // 1000}" for t, e in estimates))
     return SimpleNamespace(samples=samples, dropped=dropped_at, widened=widened_at, ended=ended_at, narrow_metrics=narrow_metrics,
-                           end_metrics=metrics, decode_errors=decode_errors, guest=guest, server_timeline=server_timeline.samples)
+                           end_metrics=metrics, decode_errors=decode_errors, guest=guest, server_timeline=server_timeline.samples,
+                           estimates=estimates)
 
 
 def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path):
@@ -152,6 +155,10 @@ def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path
     # layer, and what the jitter buffer gives up on waits for one too: libvpx refuses or flags
     # corrupt nothing the guest decodes.
     assert run.decode_errors == 0, f"{run.decode_errors} frames the guest could not decode"
+    # The guest's status block shows the server's estimate of its link (downlinkEstimate):
+    # under 1.2 Mbps while narrow, above it again at the end.
+    assert any(e < 1_200_000 for t, e in run.estimates if dropped + 3 <= t <= widened), run.estimates
+    assert run.estimates and run.estimates[-1][1] > 1_200_000, run.estimates
     # /metrics tells the same story: while narrow, the one video consumer is off the top layer
     # (on the lowest, or trying the middle one) and the one subscriber's estimate is under
     # 1.2 Mbps; at the end, on the top layer again.

@@ -11,6 +11,13 @@ final class MediaConnection: @unchecked Sendable {
     var onFailure: (@Sendable (String) -> Void)?
     private let failed = Atomic<Bool>(false)
     var hasFailed: Bool { failed.load(ordering: .relaxed) }
+    /// The server's estimate of what the link carries towards us, in bits per second (0: none
+    /// yet): `downlinkEstimate` on a subscription. Reported as `availableIncomingBitrate`.
+    var availableIncomingBitrate: Int {
+        get { incomingEstimate.load(ordering: .relaxed) }
+        set { incomingEstimate.store(newValue, ordering: .relaxed) }
+    }
+    private let incomingEstimate = Atomic<Int>(0)
 
     init(tracks: [ClientPeerConnection.Track], context: DTLSContext, ice: ICEConfiguration) {
         peer = ClientPeerConnection(tracks: tracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), ice: ice)
@@ -44,6 +51,7 @@ final class MediaConnection: @unchecked Sendable {
             "packetsReceived": .number(Double(statistics.packetsReceived)), "bytesReceived": .number(Double(statistics.bytesReceived)),
         ]
         if let rtt = statistics.currentRoundTripTime { values["currentRoundTripTime"] = .number(rtt) }
+        if availableIncomingBitrate > 0 { values["availableIncomingBitrate"] = .number(Double(availableIncomingBitrate)) }
         // Every gathered candidate, as a browser lists them; the pair points at the selected ones.
         let gathered = statistics.localCandidates.enumerated().map { Self.candidateStats($1, id: "local-candidate-\($0)", type: "local-candidate") }
         guard let pair = statistics.pair else { return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values)] + gathered }

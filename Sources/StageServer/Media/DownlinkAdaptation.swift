@@ -53,6 +53,11 @@ final class DownlinkAdaptation {
     /// The downlink estimate, once a receiver report or REMB has been weighed (nil before).
     var reportedEstimate: Int? { weighed ? estimator.estimate : nil }
     private var weighed = false
+    /// Hears the estimate when it moved by a tenth or more since it last heard it, at most
+    /// once a second (the subscriber's signaling connection, which shows it).
+    var onEstimateChanged: ((Int) -> Void)?
+    private var lastAnnounced: (at: ContinuousClock.Instant, bitsPerSecond: Int)?
+    static let announceInterval: Duration = .seconds(1)
 
     init(eventLoop: (any EventLoop)?) {
         self.eventLoop = eventLoop
@@ -125,6 +130,17 @@ final class DownlinkAdaptation {
         // A probe's success is spent on this report's allocation or lost: it said the link carried
         // the next step then, not later (a link that narrowed since would take the step untried).
         probeSucceeded = false
+        announceEstimate(now: now)
+    }
+
+    private func announceEstimate(now: ContinuousClock.Instant) {
+        guard let onEstimateChanged else { return }
+        let estimate = estimator.estimate
+        if let last = lastAnnounced {
+            guard now - last.at >= Self.announceInterval, abs(estimate - last.bitsPerSecond) * 10 >= last.bitsPerSecond else { return }
+        }
+        lastAnnounced = (now, estimate)
+        onEstimateChanged(estimate)
     }
 
     /// Bits per second of what the subscriber receives that has no layers to choose from.

@@ -138,6 +138,12 @@ final class MediaService: @unchecked Sendable {
                 outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)",
                                               retransmissionSSRC: retransmissionSSRC)
             }
+            if let subscriberId {
+                let hub = self.hub
+                session.adaptation?.onEstimateChanged = { bitsPerSecond in
+                    Task { await hub.downlinkEstimate(stageId: stageId, subscriberId: subscriberId, publisherId: publisherId, bitsPerSecond: bitsPerSecond) }
+                }
+            }
             let key = subscriberId.map { "\($0)|\(publisherId)" }
             session.onClose = { [weak self] closed in
                 self?.subscribers[closed.id] = nil

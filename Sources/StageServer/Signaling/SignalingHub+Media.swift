@@ -21,6 +21,12 @@ extension SignalingHub {
         rooms[stageId]?.members[participantId]?.peer.send(.publishLayers(.init(streamId: streamId, rids: rids)))
     }
 
+    /// Tells a subscriber's signaling connection the server's estimate of its link for its
+    /// subscription to `publisherId`.
+    func downlinkEstimate(stageId: String, subscriberId: String, publisherId: String, bitsPerSecond: Int) {
+        rooms[stageId]?.members[subscriberId]?.peer.send(.downlinkEstimate(.init(participantId: publisherId, bitsPerSecond: bitsPerSecond)))
+    }
+
     /// The current publish peer connection ended (not one replaced by a newer one): unpublish,
     /// and a socket-less participant leaves.
     func mediaStopped(stageId: String, participantId: String, mediaConnectionId: UInt64) {
