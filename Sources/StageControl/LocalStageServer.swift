@@ -53,9 +53,22 @@ public final class LocalStageServer: @unchecked Sendable {
     /// - Parameter keepingPorts: reuse the media ports of the previous start (a restart after a
     ///   crash, so clients find the server where it was); new free ones otherwise.
     public func start(keepingPorts: Bool = false) async throws {
+        // A port picked free can be taken before the server binds it (tests running beside this
+        // one open connections from the same ephemeral range): then try again, with new media
+        // ports unless they must be kept; the HTTP port stays, clients hold its URL.
+        for attempt in 1... {
+            do {
+                return try await launch(newMediaPorts: !keepingPorts || mediaPort == 0)
+            } catch ServerError.exited(let log) where log.contains("Address already in use") && attempt < 4 {
+                try await Task.sleep(for: .milliseconds(250 * attempt))
+            }
+        }
+    }
+
+    private func launch(newMediaPorts: Bool) async throws {
         let process = Process()
         process.executableURL = binary
-        if !keepingPorts || mediaPort == 0 {
+        if newMediaPorts {
             mediaPort = try FreePort.udp()
             repeat { mediaTCPPort = try FreePort.tcp() } while mediaTCPPort == port
         }
