@@ -90,17 +90,8 @@ def _run(netlab, tmp_path, name, adaptation):
     try:
         guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "host")), 45, "the host's streams")
         server_timeline = _ServerTimeline(netlab, srv)
-        time.sleep(WIDE_SECONDS)
-        dropped_at = time.time()
-        netlab.shape(guest_box, "down", rate_bps=NARROW, queue_ms=100)
-        time.sleep(NARROW_SECONDS - 3)
-        narrow_metrics = _scrape(netlab, srv)
-        time.sleep(3)
-        widened_at = time.time()
-        netlab.shape(guest_box, "down", rate_bps=WIDE, queue_ms=100)
-        time.sleep(RECOVERY_SECONDS)
+        dropped_at, widened_at, narrow_metrics, metrics = _step_the_link(netlab, srv, guest_box)
         ended_at = time.time()
-        metrics = _scrape(netlab, srv)
     finally:
         if server_timeline:
             server_timeline.stop()
