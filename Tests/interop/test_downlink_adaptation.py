@@ -188,6 +188,19 @@ def _step_the_link(netlab, srv, box):
     return dropped, widened, narrow_metrics, _scrape(netlab, srv)
 
 
+def _viewer_lab(netlab, tmp_path, viewer):
+    """A server, a publishing CLI host and a third-party viewer's box on a 2.5 Mbps downlink.
+    Returns (server box, server, viewer box, stage ARN, host)."""
+    srv = netlab.public_host("srv")
+    server = LabServer(netlab, srv, tmp_path).start()
+    host_box, viewer_box = netlab.public_host("host"), netlab.public_host(viewer, shaped=True)
+    netlab.shape(viewer_box, "down", rate_bps=WIDE, queue_ms=100)
+    for box in (srv, host_box, viewer_box):
+        netlab.set_hosts(box, {"stage.test": [srv.v4]})
+    arn = server.create_stage(f"narrowing-{viewer}")
+    return srv, server, viewer_box, arn, _publishing_host(netlab, tmp_path, server, arn, host_box)
+
+
 def _publishing_host(netlab, tmp_path, server, arn, host_box):
     host = Participant(netlab, host_box, tmp_path, "host", server.token(arn, "host", "PUBLISH")["token"],
                        "--camera", "test", "--mic", "tone", "--size", "1280x720", "--fps", "20", "--simulcast", "on",
@@ -221,14 +234,7 @@ def _report(name, samples, dropped, widened, narrow_metrics, extra=""):
 def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
     """The same narrowing link under headless Chromium watching over WHEP: a third-party
     receiver, whose receiver reports (and REMB) drive the server's choice."""
-    srv = netlab.public_host("srv")
-    server = LabServer(netlab, srv, tmp_path).start()
-    host_box, browser_box = netlab.public_host("host"), netlab.public_host("browser", shaped=True)
-    netlab.shape(browser_box, "down", rate_bps=WIDE, queue_ms=100)
-    for box in (srv, host_box, browser_box):
-        netlab.set_hosts(box, {"stage.test": [srv.v4]})
-    arn = server.create_stage("narrowing-chromium")
-    host = _publishing_host(netlab, tmp_path, server, arn, host_box)
+    srv, server, browser_box, arn, host = _viewer_lab(netlab, tmp_path, "browser")
     browser = LabChromium(netlab, browser_box, tmp_path,
                           viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
                                       server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS),
@@ -267,14 +273,7 @@ def test_an_aiortc_whep_viewer_is_moved_down_and_back_up_with_its_remb(netlab, t
     the drop and not repaired within the server's 1 s cache can hold it for many seconds, after
     which it decodes its backlog (not the live edge) faster than real time. Chromium and the CLI,
     above, decode through the same step."""
-    srv = netlab.public_host("srv")
-    server = LabServer(netlab, srv, tmp_path).start()
-    host_box, viewer_box = netlab.public_host("host"), netlab.public_host("aiortc", shaped=True)
-    netlab.shape(viewer_box, "down", rate_bps=WIDE, queue_ms=100)
-    for box in (srv, host_box, viewer_box):
-        netlab.set_hosts(box, {"stage.test": [srv.v4]})
-    arn = server.create_stage("narrowing-aiortc")
-    host = _publishing_host(netlab, tmp_path, server, arn, host_box)
+    srv, server, viewer_box, arn, host = _viewer_lab(netlab, tmp_path, "aiortc")
     log_path = tmp_path / "aiortc-viewer.log"
     seconds = WIDE_SECONDS + NARROW_SECONDS + RECOVERY_SECONDS + 20
     with open(log_path, "w") as log:
