@@ -40,6 +40,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether SDK publishers are told which simulcast layers subscribers use (`publishLayers`),
     /// so they stop encoding the others; off, every layer is always sent.
     public var dynacast = true
+    /// Whether lost packets are repaired: NACKs to publishers for upstream loss, subscribers'
+    /// NACKs answered (RFC 4585, RFC 4588). Off only as a benchmark's reference.
+    public var lossRepair = true
     /// An HTTP connection with nothing to read or write this long is closed (requests that
     /// trickle in, connections held open): seconds. WebSockets have their own pings.
     public var httpIdleTimeoutSeconds: Double = 30

@@ -54,7 +54,8 @@ public enum StageServerApp {
         let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
         let engine = mediaPlane.engine
         let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub,
-                                 downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast)
+                                 downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast,
+                                 lossRepair: configuration.lossRepair)
         let whip = WHIPResponder(admission: admission, media: media)
         await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 

@@ -61,6 +61,10 @@ struct StageServerCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo,
           help: "Tell SDK publishers which simulcast layers subscribers use, so they stop encoding the others (dynacast).")
     var dynacast = true
+    @Flag(inversion: .prefixedNo,
+          help: ArgumentHelp("Repair lost packets: NACK publishers for what was lost on the way in, answer subscribers' "
+                             + "NACKs (on RTX where negotiated). Off only to measure what the repair is worth."))
+    var lossRepair = true
     @Option(help: ArgumentHelp("An HTTP connection idle this long is closed.", valueName: "seconds"))
     var httpIdleTimeout: Double = 30
     @Option(help: "Open HTTP and WebSocket connections at most (lowered to fit the open-file limit).")
@@ -144,6 +148,7 @@ struct StageServerCommand: AsyncParsableCommand {
         configuration.sessionLingerSeconds = sessionLinger
         configuration.downlinkAdaptation = downlinkAdaptation
         configuration.dynacast = dynacast
+        configuration.lossRepair = lossRepair
         configuration.httpIdleTimeoutSeconds = httpIdleTimeout
         configuration.maxHTTPConnections = maxHttpConnections
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }

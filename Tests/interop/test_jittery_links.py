@@ -9,9 +9,10 @@ WHEP; these tests run JITTERY_SECONDS (30 by default; 60 for the benchmark) and 
 for a shared 2-core machine. `-s` prints the figures."""
 import os
 import time
+from types import SimpleNamespace
 
 from offnet import HTTP_PORT, LabServer, Participant
-from test_lossy_links import _participant_id
+from test_lossy_links import _metric, _participant_id
 from whep_page import LabChromium, viewer_page
 
 FPS = 20
@@ -34,12 +35,13 @@ def _number(status, field):
     return float(status.get(field, 0))
 
 
-def _lab(netlab, tmp_path, name, viewer_name):
-    srv = netlab.public_host("srv")
-    server = LabServer(netlab, srv, tmp_path).start()
-    host_box, viewer_box = netlab.public_host("host", shaped=True), netlab.public_host(viewer_name, shaped=True)
+def _lab(netlab, tmp_path, name, viewer_name, link=None, server_args=(), suffix=""):
+    """The server on the public segment, the host and the viewer each behind `link` (both ways)."""
+    srv = netlab.public_host(f"srv{suffix}")
+    server = LabServer(netlab, srv, tmp_path, server_args).start()
+    host_box, viewer_box = netlab.public_host(f"host{suffix}", shaped=True), netlab.public_host(f"{viewer_name}{suffix}", shaped=True)
     for box in (host_box, viewer_box):
-        netlab.shape(box, "both", **BAD_LINK)
+        netlab.shape(box, "both", **(link or BAD_LINK))
     for box in (srv, host_box, viewer_box):
         netlab.set_hosts(box, {"stage.test": [srv.v4]})
     return server, server.create_stage(name), host_box, viewer_box
@@ -51,34 +53,47 @@ def _host(netlab, server, arn, box, tmp_path, *capabilities):
                        "--status-interval", "1")
 
 
-def test_sdk_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp_path):
-    server, arn, host_box, guest_box = _lab(netlab, tmp_path, "jittery", "guest")
+def sdk_viewer_run(netlab, tmp_path, seconds, link=None, server_args=(), suffix=""):
+    """A CLI host and a CLI guest (`--strategy viewer`), both behind `link` (BAD_LINK by default),
+    for `seconds` once the guest decodes video and audio. Returns the guest, the status objects
+    that open and close the window, the emulator's loss counts and the server's repair counters."""
+    server, arn, host_box, guest_box = _lab(netlab, tmp_path, f"bad-link{suffix}", "guest", link, server_args, suffix)
     host = _host(netlab, server, arn, host_box, tmp_path, "PUBLISH", "SUBSCRIBE")
     guest = Participant(netlab, guest_box, tmp_path, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
                         "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
     try:
         guest.wait_for(lambda p: _number(_last_status(p, "host", "video"), "framesDecoded") > 0
                        and _number(_last_status(p, "host", "audio"), "totalSamplesReceived") > 0, 45, "decoded video and audio")
-        video0, audio0, started = _last_status(guest, "host", "video"), _last_status(guest, "host", "audio"), time.monotonic()
-        time.sleep(SECONDS)
+        video0, audio0, started, began = _last_status(guest, "host", "video"), _last_status(guest, "host", "audio"), \
+            time.monotonic(), time.time()
+        time.sleep(seconds)
         video1, audio1 = _last_status(guest, "host", "video"), _last_status(guest, "host", "audio")
         seconds = time.monotonic() - started
+        repair = {name: _metric(server, f"proscenium_media_{name}_total") for name in ("nacks_sent", "nacks_answered")}
     finally:
         guest_out, host_out = guest.leave(), host.leave()
+        server.stop()
     print(f"--- guest ---\n{guest_out[-600:]}\n--- host ---\n{host_out[-400:]}")
+    return SimpleNamespace(guest=guest, began=began, seconds=seconds, video0=video0, video1=video1, audio0=audio0, audio1=audio1,
+                           lost_up=netlab.link_stats(host_box)["up"]["dropped_loss"],
+                           lost_down=netlab.link_stats(guest_box)["down"]["dropped_loss"], repair=repair)
+
+
+def test_sdk_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp_path):
+    run = sdk_viewer_run(netlab, tmp_path, SECONDS)
+    video0, video1, audio0, audio1, seconds = run.video0, run.video1, run.audio0, run.audio1, run.seconds
     delta = lambda a, b, field: _number(b, field) - _number(a, field)
-    lost_up, lost_down = netlab.link_stats(host_box)["up"]["dropped_loss"], netlab.link_stats(guest_box)["down"]["dropped_loss"]
     decoded, freezes, long_freezes = delta(video0, video1, "framesDecoded"), delta(video0, video1, "freezeCount"), \
         delta(video0, video1, "longFreezeCount")
     frozen = delta(video0, video1, "totalFreezesDuration")
     played, concealed = delta(audio0, audio1, "totalSamplesReceived"), delta(audio0, audio1, "concealedSamples")
-    print(f"5 % loss + 40 ± 10 ms jitter both legs, SDK viewer, {seconds:.0f} s: lost on the host's uplink {lost_up}, on "
-          f"the guest's downlink {lost_down} (whole run); video: {decoded:.0f} frames decoded ({decoded / seconds:.1f}/s), "
+    print(f"5 % loss + 40 ± 10 ms jitter both legs, SDK viewer, {seconds:.0f} s: lost on the host's uplink {run.lost_up}, on "
+          f"the guest's downlink {run.lost_down} (whole run); video: {decoded:.0f} frames decoded ({decoded / seconds:.1f}/s), "
           f"{freezes:.0f} freezes ({frozen:.2f} s), {long_freezes:.0f} of 500 ms or more (longest in the whole run "
           f"{video1.get('longestFreezeDuration')} s), NACKs {video1.get('nackCount')}, RTX received "
           f"{video1.get('retransmittedPacketsReceived')}, PLIs {video1.get('pliCount')}; audio: {played / seconds:.0f} "
           f"samples/s played, {concealed / max(played, 1):.1%} concealed in {delta(audio0, audio1, 'concealmentEvents'):.0f} runs")
-    assert lost_up > 0 and lost_down > 0, "the emulator dropped nothing: the scenario did not happen"
+    assert run.lost_up > 0 and run.lost_down > 0, "the emulator dropped nothing: the scenario did not happen"
     assert decoded >= 0.8 * FPS * seconds, "video did not keep up with the host's frame rate"
     assert long_freezes <= _long_freezes_allowed(SECONDS), video1
     # Audio is continuous: every 20 ms slot played (decoded or concealed), and concealment stays

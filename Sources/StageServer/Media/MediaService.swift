@@ -28,9 +28,14 @@ final class MediaService: @unchecked Sendable {
     /// Whether publishers are told which simulcast layers subscribers use (`ServerConfiguration.dynacast`).
     let dynacast: Bool
 
-    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true, dynacast: Bool = true) {
+    /// Whether lost packets are asked for again and resent (`ServerConfiguration.lossRepair`).
+    let lossRepair: Bool
+
+    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true, dynacast: Bool = true,
+         lossRepair: Bool = true) {
         self.downlinkAdaptation = downlinkAdaptation
         self.dynacast = dynacast
+        self.lossRepair = lossRepair
         self.engine = engine
         self.candidates = candidates
         self.hub = hub
@@ -56,7 +61,8 @@ final class MediaService: @unchecked Sendable {
             let current = publishers[participantId]
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer)
+            let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer,
+                                           requestsRetransmission: lossRepair)
             nextMediaConnection += 1
             let mediaConnection = nextMediaConnection
             let hub = self.hub
@@ -106,7 +112,7 @@ final class MediaService: @unchecked Sendable {
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
             let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
-                                            adaptsToDownlink: downlinkAdaptation)
+                                            adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }

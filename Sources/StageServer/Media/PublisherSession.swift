@@ -39,7 +39,9 @@ final class PublisherSession: MediaPeerDelegate {
     /// nil: dynacast is off.
     var onPublishLayers: ((_ streamId: String, _ rids: [String]) -> Void)?
 
-    init(id: String, participantId: String, stageId: String, peer: MediaPeer, offer: RemoteOffer) {
+    /// - Parameter requestsRetransmission: NACK the publisher for what was lost on the way in
+    ///   (RFC 4585 §6.2.1), where its offer allows; false only as a benchmark's reference.
+    init(id: String, participantId: String, stageId: String, peer: MediaPeer, offer: RemoteOffer, requestsRetransmission: Bool = true) {
         self.id = id
         self.participantId = participantId
         self.stageId = stageId
@@ -72,7 +74,7 @@ final class PublisherSession: MediaPeerDelegate {
                                             repair: .init(mediaSSRC: mediaSSRC, payloadType: section.codec.payloadType))
                 }
             }
-            if section.kind == .video, section.feedback.contains(where: { $0.type == "nack" && $0.parameter == nil }) {
+            if requestsRetransmission, section.kind == .video, section.feedback.contains(where: { $0.type == "nack" && $0.parameter == nil }) {
                 producer.requestRetransmission = { [weak peer] ssrc, lost in
                     let nack = RTCPFeedback.genericNACK(sender: Self.senderSSRC, media: ssrc, lost: lost)
                     _ = nack.withUnsafeBytes { peer?.sendRTCP($0) }

@@ -15,8 +15,12 @@ final class SubscriberSession: MediaPeerDelegate {
     /// Fits the layers it receives to its link (nil: adaptation is off).
     let adaptation: DownlinkAdaptation?
 
-    init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true) {
+    /// Whether its NACKs are answered (false only as a benchmark's reference).
+    let answersNACKs: Bool
+
+    init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true, answersNACKs: Bool = true) {
         self.id = id
+        self.answersNACKs = answersNACKs
         adaptation = adaptsToDownlink ? DownlinkAdaptation(eventLoop: peer.eventLoop) : nil
         self.ownerId = ownerId
         self.stageId = stageId
@@ -63,7 +67,7 @@ final class SubscriberSession: MediaPeerDelegate {
                 continue
             }
             adaptation?.nacked(ssrc: nack.ssrc, sequences: nack.sequences)
-            consumer.retransmit(nack.sequences)
+            if answersNACKs { consumer.retransmit(nack.sequences) }
         }
     }
 
