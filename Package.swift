@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "StageTransportTests",
             dependencies: ["StageTransport", "StageWire", .product(name: "NIOEmbedded", package: "swift-nio")]),
-        .testTarget(name: "StageSFUTests", dependencies: ["StageSFU"]),
+        .testTarget(name: "StageSFUTests", dependencies: ["StageSFU", "StageWire"]),
         .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageWire"]),
         .testTarget(
             name: "StageWireTests",

@@ -37,7 +37,8 @@ public struct RemoteOffer: Sendable {
     public static let supportedExtensions = [
         RTPExtensionURI.mid, RTPExtensionURI.rtpStreamID, RTPExtensionURI.repairedRTPStreamID,
     ]
-    /// RTCP feedback this SFU honours (RFC 4585 nack and pli, RFC 5104 fir) or sends (REMB).
+    /// RTCP feedback this SFU honours (RFC 4585 nack and pli, RFC 5104 fir) or sends (REMB; and
+    /// transport-cc to a sender that offers its header extension).
     static let supportedFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb"]
 
     public let description: SessionDescription
@@ -96,6 +97,12 @@ public struct RemoteOffer: Sendable {
            let id = media.extensionID(for: RTPExtensionURI.absSendTime), (1...14).contains(id) {
             extensions[RTPExtensionURI.absSendTime] = id
         }
+        // transport-cc on what the remote sends: the server reports when each packet arrived,
+        // for the sender's delay-based estimate (draft-holmer-rmcat-transport-wide-cc-extensions-01).
+        let sends = direction == .sendonly || direction == .sendrecv
+        if sends, let id = media.extensionID(for: RTPExtensionURI.transportWideCC), (1...255).contains(id) {
+            extensions[RTPExtensionURI.transportWideCC] = id
+        }
         let rids = media.rids.filter { $0.direction == .send }.map(\.id)
         let order = media.simulcast?.sendRIDs ?? rids
         return Section(
@@ -108,6 +115,8 @@ public struct RemoteOffer: Sendable {
             extensions: extensions,
             feedback: media.rtcpFeedback(for: codec.payloadType).filter { feedback in
                 supportedFeedback.contains(feedback.parameter.map { "\(feedback.type) \($0)" } ?? feedback.type)
+                    || (sends && extensions[RTPExtensionURI.transportWideCC] != nil && feedback.type == "transport-cc"
+                        && feedback.parameter == nil)
             },
             streamID: media.msids.first?.streamID, trackID: media.msids.first?.trackID)
     }

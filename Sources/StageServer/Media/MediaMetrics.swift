@@ -50,6 +50,8 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     /// Simulcast layers publishers were told to stop or start sending (dynacast).
     let layersPaused = Counter(label: "proscenium_media_dynacast_layers_total", dimensions: [("change", "paused")])
     let layersResumed = Counter(label: "proscenium_media_dynacast_layers_total", dimensions: [("change", "resumed")])
+    /// Transport-cc feedback packets sent to publishers (draft-holmer-rmcat-transport-wide-cc-extensions-01).
+    let transportFeedbackSent = Counter(label: "proscenium_media_transport_feedback_sent_total")
     /// PLIs sent to publishers.
     let plisSent = Counter(label: "proscenium_media_plis_sent_total")
     private let keyframeRequests: [KeyframeRequestReason: Counter] = Dictionary(uniqueKeysWithValues: KeyframeRequestReason.allCases.map {

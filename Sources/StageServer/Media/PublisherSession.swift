@@ -38,6 +38,8 @@ final class PublisherSession: MediaPeerDelegate {
     /// Tells the publisher which layers of one of its streams to send (signaling `publishLayers`);
     /// nil: dynacast is off.
     var onPublishLayers: ((_ streamId: String, _ rids: [String]) -> Void)?
+    /// Transport-cc feedback, where the publisher negotiated it.
+    private let transportFeedback: TransportFeedbackSender?
 
     /// - Parameter requestsRetransmission: NACK the publisher for what was lost on the way in
     ///   (RFC 4585 §6.2.1), where its offer allows; false only as a benchmark's reference.
@@ -47,6 +49,7 @@ final class PublisherSession: MediaPeerDelegate {
         self.stageId = stageId
         self.peer = peer
         self.offer = offer
+        transportFeedback = TransportFeedbackSender(offer: offer)
         for section in offer.sections where section.direction == .sendonly || section.direction == .sendrecv {
             let ridExtension = section.extensions[RTPExtensionURI.rtpStreamID].map { UInt8(truncatingIfNeeded: $0) }
             let layers = ridExtension == nil ? [] : section.sendRIDs
@@ -122,6 +125,7 @@ final class PublisherSession: MediaPeerDelegate {
     func peerDidConnect(_ peer: MediaPeer) {
         for producer in producers.values { producer.keyframeNeeded(reason: .publisherConnected) }
         onConnect?(self)
+        transportFeedback?.start(on: peer, sender: Self.senderSSRC)
         guard let loop = peer.eventLoop else { return }
         // The delegate is called on the engine's loop, where the task runs too.
         let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
@@ -199,6 +203,8 @@ final class PublisherSession: MediaPeerDelegate {
         guard let (header, payload) = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return MediaDropReason.malformedRTP.count()
         }
+        let now = ContinuousClock.now
+        transportFeedback?.received(header, packet: UnsafeRawBufferPointer(packet), now: now)
         let route: Route
         if let known = bySSRC[header.ssrc] {
             route = known
@@ -207,7 +213,6 @@ final class PublisherSession: MediaPeerDelegate {
             bySSRC[header.ssrc] = learned
             route = learned
         }
-        let now = ContinuousClock.now
         guard let repair = route.repair else {
             route.stream?.received(header, now: now)
             return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound, now: now)
@@ -278,6 +283,7 @@ final class PublisherSession: MediaPeerDelegate {
         ServerLog.media.info("publish session closed", metadata: ["participant": "\(participantId)", "stage": "\(stageId)",
                                                                  "resource": "\(id)", "reason": "\(reason)"])
         feedbackTask?.cancel()
+        transportFeedback?.stop()
         lossCheck?.cancel()
         onClose?(self)
         for producer in producers.values { producer.close() }

@@ -1,0 +1,117 @@
+"""Transport-cc feedback to a publisher (draft-holmer-rmcat-transport-wide-cc-extensions-01):
+headless Chromium publishes over WHIP from behind a link emulator whose uplink steps
+2.5 Mbps → 300 kbps → 2.5 Mbps. The server reports each packet's arrival every 100 ms, and
+Chromium's send-side estimator (GCC, delay- and loss-based) follows the link: its
+`availableOutgoingBitrate` falls to what fits while the link is narrow and climbs back after.
+The reference is the same page with transport-cc taken out of its offer (REMB and receiver
+reports only, what the server gave every publisher before), printed beside it. `-s` prints both
+timelines."""
+import time
+
+from offnet import HTTP_PORT, LabServer
+from test_lossy_links import _metric
+from whep_page import LabChromium
+
+WIDE, NARROW = 2_500_000, 300_000
+WIDE_SECONDS, NARROW_SECONDS, RECOVERY_SECONDS = 20, 20, 25
+
+# The WHIP publisher page: Chromium's fake camera at 1280×720, 20 fps, one layer. `STRIP_TCC`
+# takes transport-cc out of the offer (the reference). Logs once a second what its sender sees.
+PUBLISHER_PAGE = """<!doctype html><meta charset=utf-8><script>
+(async () => {
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({video: {width: 1280, height: 720, frameRate: 20}});
+    const pc = new RTCPeerConnection();
+    const sender = pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly'}).sender;
+    await pc.setLocalDescription();
+    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
+    let sdp = pc.localDescription.sdp;
+    if (STRIP_TCC) sdp = sdp.split('\\r\\n').filter(l => !l.includes('transport-cc') && !l.includes('transport-wide-cc')).join('\\r\\n');
+    const response = await fetch('WHIP_URL', {method: 'POST', body: sdp,
+      headers: {'Authorization': 'Bearer WHIP_TOKEN', 'Content-Type': 'application/sdp'}});
+    const answer = await response.text();
+    console.log('ANSWER ' + JSON.stringify({status: response.status, transportCC: /a=rtcp-fb:\\d+ transport-cc/.test(answer)}));
+    await pc.setRemoteDescription({type: 'answer', sdp: answer});
+    // Bits go to the rate, not to stepping the resolution down and up (Chromium's 'balanced').
+    const parameters = sender.getParameters();
+    parameters.degradationPreference = 'maintain-resolution';
+    await sender.setParameters(parameters);
+    setInterval(async () => {
+      const out = {t: Date.now() / 1000};
+      (await pc.getStats()).forEach(s => {
+        if (s.type === 'outbound-rtp' && s.kind === 'video') Object.assign(out, {bytesSent: s.bytesSent,
+          framesSent: s.framesSent, targetBitrate: s.targetBitrate, frameWidth: s.frameWidth,
+          qualityLimitationReason: s.qualityLimitationReason});
+        if (s.type === 'candidate-pair' && s.nominated) Object.assign(out, {availableOutgoingBitrate: s.availableOutgoingBitrate,
+          currentRoundTripTime: s.currentRoundTripTime});
+        if (s.type === 'remote-inbound-rtp' && s.kind === 'video') Object.assign(out, {fractionLost: s.fractionLost});
+      });
+      console.log('STATS ' + JSON.stringify(out));
+    }, 1000);
+  } catch (e) { console.log('WHIP_ERROR ' + e); }
+})();
+</script>"""
+
+
+def _run(netlab, tmp_path, name, transport_cc):
+    """One stepped run; returns the page's per-second samples and the times of the two steps."""
+    workdir = tmp_path / name
+    workdir.mkdir()
+    srv = netlab.public_host(f"srv{name[0]}")
+    server = LabServer(netlab, srv, workdir).start()
+    box = netlab.public_host(f"pub{name[0]}", shaped=True)
+    netlab.shape(box, "up", rate_bps=WIDE, queue_ms=100)
+    for host in (srv, box):
+        netlab.set_hosts(host, {"stage.test": [srv.v4]})
+    arn = server.create_stage(f"uplink-{name}")
+    html = (PUBLISHER_PAGE.replace("WHIP_URL", f"http://stage.test:{HTTP_PORT}/whip")
+            .replace("WHIP_TOKEN", server.token(arn, "chromium", "PUBLISH")["token"])
+            .replace("STRIP_TCC", "false" if transport_cc else "true"))
+    browser = LabChromium(netlab, box, workdir, html, seconds=WIDE_SECONDS + NARROW_SECONDS + RECOVERY_SECONDS + 60)
+    try:
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline and not any(s.get("framesSent") for s in browser.objects()):
+            time.sleep(0.2)
+        assert any(s.get("framesSent") for s in browser.objects()), browser.log_path.read_text(errors="replace")[-3000:]
+        time.sleep(WIDE_SECONDS)
+        narrowed = time.time()
+        netlab.shape(box, "up", rate_bps=NARROW, queue_ms=100)
+        time.sleep(NARROW_SECONDS)
+        widened = time.time()
+        netlab.shape(box, "up", rate_bps=WIDE, queue_ms=100)
+        time.sleep(RECOVERY_SECONDS)
+        feedback = _metric(server, "proscenium_media_transport_feedback_sent_total")
+    finally:
+        browser.close()
+        server.stop()
+    samples = browser.objects()
+    answer = browser.objects("ANSWER")[0]
+    stats = netlab.link_stats(box)["up"]
+    rows = []
+    for a, b in zip(samples, samples[1:]):
+        if "bytesSent" in a and "bytesSent" in b:
+            rows.append((b["t"] - narrowed, 8 * (b["bytesSent"] - a["bytesSent"]) / max(b["t"] - a["t"], 0.1),
+                         b.get("availableOutgoingBitrate", 0), b.get("frameWidth"), b.get("currentRoundTripTime")))
+    print(f"\n[{name}] answer {answer}; server sent {feedback:.0f} transport-cc feedback packets; uplink queue drops "
+          f"{stats['dropped_queue'] + stats['dropped_overflow']}")
+    print(f"[{name}] timeline (s from the drop: sent kbps / Chromium's estimate kbps / width / RTT ms): " + " ".join(
+        f"{t:+.0f}:{sent / 1000:.0f}/{estimate / 1000:.0f}/{width}/{(rtt or 0) * 1000:.0f}" for t, sent, estimate, width, rtt in rows))
+    return rows, answer, feedback, widened - narrowed, stats['dropped_queue'] + stats['dropped_overflow']
+
+
+def test_chromium_whip_publisher_follows_its_uplink_with_our_transport_cc(netlab, tmp_path):
+    rows, answer, feedback, narrow_for, dropped = _run(netlab, tmp_path, "transport-cc", transport_cc=True)
+    _, reference_answer, reference_feedback, _, _ = _run(netlab, tmp_path, "remb-only", transport_cc=False)
+    assert answer["transportCC"] and not reference_answer["transportCC"], (answer, reference_answer)
+    assert feedback > 10 * (WIDE_SECONDS + NARROW_SECONDS) and reference_feedback == 0, (feedback, reference_feedback)
+    before = [r for r in rows if -WIDE_SECONDS + 4 <= r[0] < 0]
+    narrow = [r for r in rows if 8 <= r[0] < narrow_for]
+    after = [r for r in rows if r[0] >= narrow_for]
+    # On the wide link Chromium sends well above the narrow one's rate (its fake camera needs about
+    # 700 kbps); once the link narrows, its estimate and what it sends fit in it (the bar is
+    # loose: 1.5× the link, from 8 s after the step), so the link's queue hardly overflows.
+    assert max(r[1] for r in before) > 2 * NARROW, before
+    assert narrow and max(r[2] for r in narrow) <= 1.5 * NARROW and max(r[1] for r in narrow) <= 1.5 * NARROW, narrow
+    assert dropped < 200, f"{dropped} packets dropped at the narrowed uplink's queue"
+    # After the link widens again, its estimate climbs back over twice the narrow rate.
+    assert any(r[2] > 2 * NARROW for r in after), after
