@@ -40,6 +40,9 @@ final class PublisherSession: MediaPeerDelegate {
     var onPublishLayers: ((_ streamId: String, _ rids: [String]) -> Void)?
     /// Transport-cc feedback, where the publisher negotiated it.
     private let transportFeedback: TransportFeedbackSender?
+    /// What the publisher may send (its REMB), from the loss on its streams; a publisher with
+    /// transport-cc estimates for itself and is told the ceiling.
+    private var uplink = UplinkEstimator()
 
     /// - Parameter requestsRetransmission: NACK the publisher for what was lost on the way in
     ///   (RFC 4585 §6.2.1), where its offer allows; false only as a benchmark's reference.
@@ -119,9 +122,6 @@ final class PublisherSession: MediaPeerDelegate {
         }
     }
 
-    /// The incoming bitrate each publisher may use, advertised with REMB once a second.
-    static let maxIncomingBitrate: UInt64 = 6_000_000
-
     func peerDidConnect(_ peer: MediaPeer) {
         for producer in producers.values { producer.keyframeNeeded(reason: .publisherConnected) }
         onConnect?(self)
@@ -159,17 +159,28 @@ final class PublisherSession: MediaPeerDelegate {
 
     /// Once a second: each producer's layer bitrates are measured (for the subscribers' stream
     /// allocators), and the publisher gets, in one compound packet, a receiver report on every
-    /// stream it sends (RFC 3550 §6.4.2: loss, jitter, LSR/DLSR) and how much it may send (REMB;
-    /// senders that negotiated goog-remb ramp up to it).
+    /// stream it sends (RFC 3550 §6.4.2: loss, jitter, LSR/DLSR) and how much it may send (REMB,
+    /// from `uplink`; senders that negotiated goog-remb keep under it).
     private func sendFeedback() {
         let now = ContinuousClock.now
         for producer in producers.values { producer.measureLayerRates(now: now) }
         updateLayerActivity(now: now)
-        let media = bySSRC.filter { $0.value.repair == nil }
-        let blocks = media.sorted { $0.key < $1.key }.compactMap { $0.value.stream?.reportBlock(now: now) }
-        let video = media.filter { $0.value.producer.kind == .video }.map(\.key).sorted()
+        let media = bySSRC.filter { $0.value.repair == nil }.sorted { $0.key < $1.key }
+        // The loss of the second gone, each stream weighted by its bitrate.
+        var blocks: [RTCPReceptionReport] = [], weightedLoss = 0.0, received = 0
+        for (_, route) in media {
+            guard let block = route.stream?.reportBlock(now: now) else { continue }
+            blocks.append(block)
+            let bitrate = route.producer.layerBitrates.indices.contains(route.layer) ? route.producer.layerBitrates[route.layer] : 0
+            weightedLoss += Double(block.fractionLost) / 256 * Double(bitrate)
+            received += bitrate
+        }
+        if transportFeedback == nil, received > 0 {
+            uplink.update(receivedBitrate: received, fractionLost: weightedLoss / Double(received))
+        }
+        let video = media.filter { $0.value.producer.kind == .video }.map(\.key)
         guard !blocks.isEmpty || !video.isEmpty else { return }
-        RTCPFeedback.receiverFeedback(sender: Self.senderSSRC, reports: blocks, bitsPerSecond: Self.maxIncomingBitrate, estimateSSRCs: video)
+        RTCPFeedback.receiverFeedback(sender: Self.senderSSRC, reports: blocks, bitsPerSecond: UInt64(uplink.estimate), estimateSSRCs: video)
             .withUnsafeBytes { _ = peer.sendRTCP($0) }
     }
 
