@@ -12,6 +12,10 @@ public enum ForwardingDrop: Sendable, Hashable, CaseIterable {
     /// A sequence number a subscriber reported lost (NACK) that the packet cache no longer
     /// holds, or that belongs to a track without a cache (audio): not retransmitted.
     case nackNotCached
+    /// A video packet the producer holds already: an RTX padding probe (browsers with
+    /// transport-cc probe by resending what they sent) or a duplicate from the network. Not
+    /// forwarded again, nor counted in the layer's bitrate.
+    case duplicate
     /// A keyframe request not sent towards the publisher because one went less than
     /// `Producer.keyframeRequestInterval` ago (that one will bring the keyframe).
     case keyframeRequestThrottled

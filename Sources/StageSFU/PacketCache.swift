@@ -39,6 +39,13 @@ final class PacketCache {
         arrivals[slot] = now
     }
 
+    /// Whether the packet numbered `sequence` of `ssrc` is held (of any age: the slot is reused
+    /// long before the sequence number wraps).
+    func contains(ssrc: UInt32, sequence: UInt16) -> Bool {
+        let slot = Int(sequence) % capacity
+        return lengths[slot] > 0 && sequences[slot] == sequence && ssrcs[slot] == ssrc
+    }
+
     /// Calls `body` with the cached packet, if it is still there and young enough to resend.
     /// - Returns: whether it was.
     @discardableResult

@@ -99,9 +99,12 @@ public final class Producer {
             plainSSRC = ssrc
             ssrcs.insert(ssrc)
         }
-        layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
         if !caches.isEmpty {
             let index = caches.indices.contains(layer) ? layer : 0
+            guard !caches[index].contains(ssrc: ssrc, sequence: fields.sequenceNumber) else {
+                observer?.dropped(.duplicate)
+                return
+            }
             caches[index].store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
             trackLoss(index: index, ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
         }
@@ -109,6 +112,7 @@ public final class Producer {
             observer?.dropped(.muted)
             return
         }
+        layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
         updateFlowing(now: now)
         // Whether the packet starts a VP8 keyframe: parsed at most once, when a consumer asks.
         var startsKeyframe: Bool?

@@ -95,6 +95,9 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     /// A lost packet a subscriber asked for (NACK) that the cache no longer holds, or of a
     /// track with no cache (audio): not retransmitted.
     case nackNotCached = "nack_not_cached"
+    /// A video packet already received (an RTX padding probe repeats sent packets; a network
+    /// duplicate): not forwarded again.
+    case duplicate = "duplicate"
     /// A keyframe request not passed to the publisher: one went less than 300 ms before.
     case keyframeRequestThrottled = "keyframe_request_throttled"
     /// A packet for a peer that cannot take it: not connected yet, without a selected path, or

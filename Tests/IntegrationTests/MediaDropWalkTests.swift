@@ -298,6 +298,16 @@ final class DropWalk: @unchecked Sendable {
         case .tcpSendTooLarge:
             return .unitTest("StageTransportTests.MediaDropInProcessTests.sendTooLarge",
                              why: "every packet the server sends is shorter than 2,048 bytes plus an SRTP trailer")
+        case .duplicate:
+            // An RTX packet (RFC 4588) repeating one already received, as a browser's padding probe does
+            // (an SRTP replay of the packet itself is dropped before: srtp_replay).
+            let publisher = try await publisher(ssrc: 0x5757) { peer in
+                peer.payloadTypes = "96 97"
+                peer.extraLines = ["a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96", "a=ssrc-group:FID 22359 22360", "a=ssrc:22360 cname:walk"]
+            }
+            publisher.peer.sendRTP(sequence: 1, over: publisher.udp)
+            let probe = HandDrivenPeer.rtp(payloadType: 97, sequence: 1, ssrc: 0x5758, payload: [0, 1, 0x10] + [UInt8](repeating: 0xAB, count: 40))
+            publisher.udp.send(try #require(publisher.peer.protect(probe)))
         case .muted:
             return .unitTest("StageSFUTests.ForwardingObserverTests.dropIsReported",
                              why: "mute comes over signaling; the producer reports it, and MediaMetrics maps every ForwardingDrop")

@@ -60,6 +60,13 @@ struct ForwardingObserverTests {
             Self.send(producer, sequence: 1)
             consumer.requestKeyframe()
             consumer.requestKeyframe()
+        case .duplicate:
+            let producer = Self.producer(recorder)
+            let consumer = Self.consumer(of: producer)
+            Self.send(producer, sequence: 1)
+            Self.send(producer, sequence: 1)
+            Self.send(producer, sequence: 2)
+            #expect(consumer.packetsForwarded == 2, "the repeat is not forwarded")
         }
         #expect(recorder.drops.contains(drop))
     }

@@ -80,6 +80,7 @@ extension MediaDropReason {
         case .consumerPaused: self = .consumerPaused
         case .layerNotSelected: self = .layerNotSelected
         case .nackNotCached: self = .nackNotCached
+        case .duplicate: self = .duplicate
         case .keyframeRequestThrottled: self = .keyframeRequestThrottled
         }
     }
