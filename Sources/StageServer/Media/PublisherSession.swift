@@ -176,7 +176,13 @@ final class PublisherSession: MediaPeerDelegate {
             received += bitrate
         }
         if transportFeedback == nil, received > 0 {
+            let before = uplink.estimate
             uplink.update(receivedBitrate: received, fractionLost: weightedLoss / Double(received))
+            if uplink.estimate < before {
+                ServerLog.media.info("publisher's uplink is full: its REMB is cut", metadata: [
+                    "participant": "\(participantId)", "loss": "\(Int(100 * weightedLoss / Double(received))) %",
+                    "received": "\(received / 1000) kbps", "remb": "\(uplink.estimate / 1000) kbps"])
+            }
         }
         let video = media.filter { $0.value.producer.kind == .video }.map(\.key)
         guard !blocks.isEmpty || !video.isEmpty else { return }
