@@ -108,11 +108,11 @@ public final class Producer {
             caches[index].store(UnsafeRawBufferPointer(packet), ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
             trackLoss(index: index, ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
         }
+        layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
         guard !isMuted else {
             observer?.dropped(.muted)
             return
         }
-        layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
         updateFlowing(now: now)
         // Whether the packet starts a VP8 keyframe: parsed at most once, when a consumer asks.
         var startsKeyframe: Bool?
