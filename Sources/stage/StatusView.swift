@@ -59,6 +59,7 @@ final class StatusView: StageRenderer {
                                   "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))]
                     object["path"] = Self.path(stats)
                     object["downlinkEstimate"] = Self.downlinkEstimate(stats).map { String(Int($0)) }
+                    object["uplinkEstimate"] = Self.uplinkEstimate(stats).map { String(Int($0)) }
                     object["candidates"] = Self.gathered(stats)
                     // Counters for scripts: frames encoded (the top layer of a simulcast stream) or decoded so far.
                     let encoded = stats.filter { $0.type == "outbound-rtp" }.compactMap { $0["framesEncoded"]?.number }.max()
@@ -127,6 +128,7 @@ final class StatusView: StageRenderer {
             parts.append(String(format: "rtt %.1f ms", rtt * 1000))
         }
         if let estimate = Self.downlinkEstimate(stats) { parts.append(String(format: "server's downlink estimate %.0f kbps", estimate / 1000)) }
+        if let estimate = Self.uplinkEstimate(stats) { parts.append(String(format: "server's uplink estimate %.0f kbps", estimate / 1000)) }
         if let path = Self.path(stats) { parts.append("path \(path)") }
         return parts.joined(separator: ", ")
     }
@@ -134,6 +136,11 @@ final class StatusView: StageRenderer {
     /// The server's estimate of the link towards us on this subscription (`downlinkEstimate`), in bits per second.
     private static func downlinkEstimate(_ stats: [RTCStats]) -> Double? {
         stats.first(where: { $0.type == "candidate-pair" })?["availableIncomingBitrate"]?.number
+    }
+
+    /// What the server lets us send on this publish connection (its REMB), in bits per second.
+    private static func uplinkEstimate(_ stats: [RTCStats]) -> Double? {
+        stats.first(where: { $0.type == "candidate-pair" })?["availableOutgoingBitrate"]?.number
     }
 
     /// The selected candidate pair: `host udp 192.168.1.2:5000 → host udp 203.0.113.10:7880`.

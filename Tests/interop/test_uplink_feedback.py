@@ -8,8 +8,9 @@ is what holds Chromium, cut from the loss it sees on the uplink (`UplinkEstimato
 both timelines."""
 import time
 
-from offnet import HTTP_PORT, LabServer
+from offnet import HTTP_PORT, LabServer, Participant, counter_samples
 from test_lossy_links import _metric
+from test_off_loopback import _callbacks
 from whep_page import LabChromium
 
 WIDE, NARROW = 2_500_000, 300_000
@@ -119,3 +120,48 @@ def test_chromium_whip_publisher_follows_its_uplink_with_our_transport_cc(netlab
     # resend what the full queue dropped at up to 5.6 Mbps, over 3,200 drops a run; cut from
     # the loss, about 600.
     assert reference_dropped < 1500, f"{reference_dropped} packets dropped at the narrowed uplink's queue with REMB alone"
+
+
+def test_a_cli_host_on_a_narrowing_uplink_is_told_to_send_less_and_its_guest_keeps_watching(netlab, tmp_path):
+    """The SDK offers no transport-cc: on a narrowing uplink the server's REMB, cut from the loss
+    it sees (`UplinkEstimator`), tells it what fits; the host shows it as `uplinkEstimate`
+    (its publish connection's `availableOutgoingBitrate`), and its guest keeps decoding."""
+    srv = netlab.public_host("srv")
+    server = LabServer(netlab, srv, tmp_path).start()
+    host_box, guest_box = netlab.public_host("host", shaped=True), netlab.public_host("guest")
+    netlab.shape(host_box, "up", rate_bps=WIDE, queue_ms=100)
+    for box in (srv, host_box, guest_box):
+        netlab.set_hosts(box, {"stage.test": [srv.v4]})
+    arn = server.create_stage("uplink-cli")
+    host = Participant(netlab, host_box, tmp_path, "host", server.token(arn, "host", "PUBLISH")["token"],
+                       "--camera", "test", "--mic", "tone", "--size", "1280x720", "--fps", "20", "--simulcast", "on",
+                       "--status-interval", "1")
+    guest = Participant(netlab, guest_box, tmp_path, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
+                        "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
+    try:
+        guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "host")), 45, "the host's streams")
+        time.sleep(12)
+        narrowed = time.time()
+        netlab.shape(host_box, "up", rate_bps=NARROW, queue_ms=100)
+        time.sleep(NARROW_SECONDS)
+        widened = time.time()
+        netlab.shape(host_box, "up", rate_bps=WIDE, queue_ms=100)
+        time.sleep(RECOVERY_SECONDS)
+    finally:
+        guest.leave()
+        host.leave()
+        server.stop()
+    estimates = [(t - narrowed, e) for t, e in counter_samples(host, "host", "uplinkEstimate")]
+    decoded = [(t - narrowed, n) for t, n in counter_samples(guest, "host", "framesDecoded")]
+    print("host's uplink estimate (s from the drop: kbps): " + " ".join(f"{t:+.0f}:{e // 1000}" for t, e in estimates))
+    print("guest's decoded frames (s from the drop: count): " + " ".join(f"{t:+.0f}:{n}" for t, n in decoded))
+    narrow_for = widened - narrowed
+    assert any(e == 6_000_000 for t, e in estimates if t < 0), "a clean uplink is told the ceiling"
+    assert any(e <= 1.5 * NARROW for t, e in estimates if 0 <= t < narrow_for), "the REMB was not cut to what fits"
+    # The guest keeps watching on the narrow uplink: at least half the host's frame rate over its
+    # second half (repair and the lowest layer), and more than 30 frames in every 5 s.
+    frames = lambda a, b: max((n for t, n in decoded if t <= b), default=0) - max((n for t, n in decoded if t <= a), default=0)
+    assert frames(narrow_for / 2, narrow_for) >= 0.5 * 20 * narrow_for / 2, decoded
+    assert all(frames(s, s + 5) > 30 for s in range(0, int(narrow_for) - 5, 5)), decoded
+    # After the uplink widens, the REMB climbs back well above the narrow link.
+    assert estimates and estimates[-1][1] > 3 * NARROW, estimates

@@ -18,6 +18,13 @@ final class MediaConnection: @unchecked Sendable {
         set { incomingEstimate.store(newValue, ordering: .relaxed) }
     }
     private let incomingEstimate = Atomic<Int>(0)
+    /// What the server says we may send, in bits per second (0: nothing said yet): its REMB on
+    /// a publish connection. Reported as `availableOutgoingBitrate`.
+    var availableOutgoingBitrate: Int {
+        get { outgoingEstimate.load(ordering: .relaxed) }
+        set { outgoingEstimate.store(newValue, ordering: .relaxed) }
+    }
+    private let outgoingEstimate = Atomic<Int>(0)
 
     init(tracks: [ClientPeerConnection.Track], context: DTLSContext, ice: ICEConfiguration) {
         peer = ClientPeerConnection(tracks: tracks, context: context, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), ice: ice)
@@ -52,6 +59,7 @@ final class MediaConnection: @unchecked Sendable {
         ]
         if let rtt = statistics.currentRoundTripTime { values["currentRoundTripTime"] = .number(rtt) }
         if availableIncomingBitrate > 0 { values["availableIncomingBitrate"] = .number(Double(availableIncomingBitrate)) }
+        if availableOutgoingBitrate > 0 { values["availableOutgoingBitrate"] = .number(Double(availableOutgoingBitrate)) }
         // Every gathered candidate, as a browser lists them; the pair points at the selected ones.
         let gathered = statistics.localCandidates.enumerated().map { Self.candidateStats($1, id: "local-candidate-\($0)", type: "local-candidate") }
         guard let pair = statistics.pair else { return [RTCStats(id: "candidate-pair", type: "candidate-pair", values: values)] + gathered }

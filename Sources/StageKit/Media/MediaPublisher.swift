@@ -63,6 +63,7 @@ final class MediaPublisher: @unchecked Sendable {
             peer.onRTCP = { packet in
                 let now = MediaClock.nowMicros()
                 for feedback in PublisherFeedback.parse(UnsafeRawBufferPointer(packet)) {
+                    if case .estimate(let bitsPerSecond, _) = feedback { connection.availableOutgoingBitrate = bitsPerSecond }
                     for sender in senders { sender.handle(feedback, nowMicros: now) }
                 }
             }
