@@ -38,12 +38,14 @@ PUBLISHER_PAGE = """<!doctype html><meta charset=utf-8><script>
     parameters.degradationPreference = 'maintain-resolution';
     await sender.setParameters(parameters);
     setInterval(async () => {
-      const out = {t: Date.now() / 1000};
-      (await pc.getStats()).forEach(s => {
+      const out = {t: Date.now() / 1000}, report = await pc.getStats();
+      let selected;  // the pair in use: Chromium may mark more than one nominated
+      report.forEach(s => { if (s.type === 'transport') selected = s.selectedCandidatePairId; });
+      report.forEach(s => {
         if (s.type === 'outbound-rtp' && s.kind === 'video') Object.assign(out, {bytesSent: s.bytesSent,
           framesSent: s.framesSent, targetBitrate: s.targetBitrate, frameWidth: s.frameWidth,
           qualityLimitationReason: s.qualityLimitationReason});
-        if (s.type === 'candidate-pair' && s.nominated) Object.assign(out, {availableOutgoingBitrate: s.availableOutgoingBitrate,
+        if (s.type === 'candidate-pair' && s.id === selected) Object.assign(out, {availableOutgoingBitrate: s.availableOutgoingBitrate,
           currentRoundTripTime: s.currentRoundTripTime});
         if (s.type === 'remote-inbound-rtp' && s.kind === 'video') Object.assign(out, {fractionLost: s.fractionLost});
       });
@@ -52,6 +54,19 @@ PUBLISHER_PAGE = """<!doctype html><meta charset=utf-8><script>
   } catch (e) { console.log('WHIP_ERROR ' + e); }
 })();
 </script>"""
+
+
+def _step_the_uplink(netlab, box, wide_seconds):
+    """`wide_seconds` more on the wide uplink, NARROW_SECONDS narrow, RECOVERY_SECONDS wide again.
+    Returns when it narrowed and when it widened (wall clock)."""
+    time.sleep(wide_seconds)
+    narrowed = time.time()
+    netlab.shape(box, "up", rate_bps=NARROW, queue_ms=100)
+    time.sleep(NARROW_SECONDS)
+    widened = time.time()
+    netlab.shape(box, "up", rate_bps=WIDE, queue_ms=100)
+    time.sleep(RECOVERY_SECONDS)
+    return narrowed, widened
 
 
 def _run(netlab, tmp_path, name, transport_cc):
@@ -74,13 +89,7 @@ def _run(netlab, tmp_path, name, transport_cc):
         while time.monotonic() < deadline and not any(s.get("framesSent") for s in browser.objects()):
             time.sleep(0.2)
         assert any(s.get("framesSent") for s in browser.objects()), browser.log_path.read_text(errors="replace")[-3000:]
-        time.sleep(WIDE_SECONDS)
-        narrowed = time.time()
-        netlab.shape(box, "up", rate_bps=NARROW, queue_ms=100)
-        time.sleep(NARROW_SECONDS)
-        widened = time.time()
-        netlab.shape(box, "up", rate_bps=WIDE, queue_ms=100)
-        time.sleep(RECOVERY_SECONDS)
+        narrowed, widened = _step_the_uplink(netlab, box, WIDE_SECONDS)
         feedback = _metric(server, "proscenium_media_transport_feedback_sent_total")
     finally:
         browser.close()
@@ -140,13 +149,7 @@ def test_a_cli_host_on_a_narrowing_uplink_is_told_to_send_less_and_its_guest_kee
                         "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
     try:
         guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "host")), 45, "the host's streams")
-        time.sleep(12)
-        narrowed = time.time()
-        netlab.shape(host_box, "up", rate_bps=NARROW, queue_ms=100)
-        time.sleep(NARROW_SECONDS)
-        widened = time.time()
-        netlab.shape(host_box, "up", rate_bps=WIDE, queue_ms=100)
-        time.sleep(RECOVERY_SECONDS)
+        narrowed, widened = _step_the_uplink(netlab, host_box, 12)
     finally:
         guest.leave()
         host.leave()
