@@ -20,6 +20,7 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from bench_plot import save_figure  # noqa: E402
 from netlab import NetLab  # noqa: E402
 from test_downlink_adaptation import NARROW, WIDE, _run  # noqa: E402
 
@@ -84,10 +85,7 @@ def main():
         axis.legend(loc="lower right", fontsize=8)
         axis.grid(alpha=0.3)
     figure.suptitle("Guest link 2.5 Mbps → 300 kbps → 2.5 Mbps: stream allocator on (solid) and off (dashed)")
-    figure.tight_layout()
-    args.png.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(args.png, dpi=90)
-    print(f"wrote {args.png}")
+    save_figure(figure, args.png)
 
 
 if __name__ == "__main__":

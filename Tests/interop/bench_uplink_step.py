@@ -15,6 +15,7 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from bench_plot import save_figure  # noqa: E402
 from netlab import NetLab  # noqa: E402
 from test_uplink_feedback import NARROW, NARROW_SECONDS, RECOVERY_SECONDS, WIDE, WIDE_SECONDS, _run  # noqa: E402
 
@@ -48,10 +49,7 @@ def main():
         axis.grid(alpha=0.3)
     axes[-1].set_xlabel(f"seconds from the drop to {NARROW // 1000} kbps (widened after {NARROW_SECONDS} s)")
     figure.suptitle("Chromium WHIP publisher, uplink 2.5 Mbps → 300 kbps → 2.5 Mbps: transport-cc (top), REMB only (bottom)")
-    figure.tight_layout()
-    args.png.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(args.png, dpi=90)
-    print(f"wrote {args.png}")
+    save_figure(figure, args.png)
 
 
 if __name__ == "__main__":
