@@ -27,8 +27,9 @@ final class IncomingStream {
 
     private static let epoch = ContinuousClock.now
 
-    /// Microseconds since the process's first use of this type: the statistics' arrival clock.
-    private static func micros(_ instant: ContinuousClock.Instant) -> UInt64 {
+    /// Microseconds since the process's first use of this type: the arrival clock of the
+    /// statistics, and of transport-cc feedback (`TransportFeedbackSender`).
+    static func micros(_ instant: ContinuousClock.Instant) -> UInt64 {
         let elapsed = instant - epoch
         return UInt64(max(0, elapsed.components.seconds)) * 1_000_000 + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000_000))
     }

@@ -15,7 +15,6 @@ final class TransportFeedbackSender {
     /// The transport-wide sequence number's header extension id (one per BUNDLE transport, RFC 8843 §9.1).
     let extensionID: UInt8
     private var recorder = TransportFeedbackRecorder()
-    private let epoch = ContinuousClock.now
     /// The SSRC of the newest packet recorded, named as the feedback's media source.
     private var mediaSSRC: UInt32 = 0
     private var task: RepeatedTask?
@@ -31,8 +30,7 @@ final class TransportFeedbackSender {
     func received(_ header: RTPHeader, packet: UnsafeRawBufferPointer, now: ContinuousClock.Instant) {
         guard let range = header.extensionValueRange(id: extensionID, in: packet), range.count == 2 else { return }
         let sequence = UInt16(packet[range.lowerBound]) << 8 | UInt16(packet[range.lowerBound + 1])
-        let elapsed = epoch.duration(to: now).components
-        recorder.record(sequence, at: elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000)
+        recorder.record(sequence, at: Int64(IncomingStream.micros(now)))
         mediaSSRC = header.ssrc
     }
 
