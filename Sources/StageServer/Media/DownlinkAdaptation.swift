@@ -10,8 +10,9 @@ import StageWire
 /// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
 /// a quarter more than the next step needs (room for its keyframes), until the next report
 /// (about a second); only if that report shows no loss does the move happen. A failed probe
-/// costs a little loss on the current layer, not a broken keyframe of the next. Subscribers
-/// without RTX move up untried (the move is the probe).
+/// costs a little loss on the current layer, not a broken keyframe of the next, and is given up
+/// as soon as the subscriber NACKs what it lost (`ProbeSchedule`). Subscribers without RTX move
+/// up untried (the move is the probe).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
     private var allocator = StreamAllocator()
@@ -32,9 +33,8 @@ final class DownlinkAdaptation {
     private var probe: Probe?
     /// The probe judged by this report showed the next step fits: this report's allocation may take it.
     private var probeSucceeded = false
-    /// A failed probe is not repeated before this (2 s, doubling to 32 s; reset by a success).
-    private var probeBlockedUntil: ContinuousClock.Instant?
-    private var probeBackoff = StreamAllocator.firstBackoff
+    /// When the next probe may start, and when one under way is given up.
+    private var probeSchedule = ProbeSchedule()
     /// Probe bytes sent since the last report (they count as sent).
     private var probeBytes = 0
     private var probeTask: RepeatedTask?
@@ -65,8 +65,15 @@ final class DownlinkAdaptation {
 
     deinit { probeTask?.cancel() }
 
-    /// The subscriber asked for packets of `ssrc` again (RFC 4585 generic NACK).
-    func nacked(ssrc: UInt32, sequences: [UInt16]) { nackedLoss.nacked(ssrc: ssrc, sequences: sequences) }
+    /// The subscriber asked for packets of `ssrc` again (RFC 4585 generic NACK). Media lost
+    /// while a probe runs gives the probe up.
+    func nacked(ssrc: UInt32, sequences: [UInt16], now: ContinuousClock.Instant) {
+        let before = nackedLoss.count
+        nackedLoss.nacked(ssrc: ssrc, sequences: sequences)
+        guard probe != nil, probeSchedule.nacked(count: nackedLoss.count - before, now: now) else { return }
+        stopProbe()
+        MediaMetrics.shared.probesGivenUp.increment()
+    }
 
     /// A report from the subscriber: its blocks about our streams and its REMB, if any.
     func report(blocks: [RTCPReceptionReport], receiverEstimate: UInt64?, consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
@@ -109,17 +116,12 @@ final class DownlinkAdaptation {
             stopProbe()
             probeSucceeded = loss < 0.02
             (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
-            if probeSucceeded {
-                probeBackoff = StreamAllocator.firstBackoff
-            } else {
-                probeBlockedUntil = now + probeBackoff
-                probeBackoff = min(probeBackoff * 2, StreamAllocator.longestBackoff)
-            }
+            probeSchedule.ended(passed: probeSucceeded, now: now)
         }
         var budget = estimator.estimate
         if wanted > 0, budget >= wanted, !probeSucceeded {
             // The next step would fit by the estimate: try it with padding first, if RTX allows.
-            if probe == nil, !allocator.nextStepBlocked, probeBlockedUntil.map({ now >= $0 }) ?? true,
+            if probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
                let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
                 startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), now: now)
             }
@@ -154,6 +156,7 @@ final class DownlinkAdaptation {
     private func startProbe(from consumer: Consumer, bitsPerSecond: Int, now: ContinuousClock.Instant) {
         guard let eventLoop else { return }
         probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer)
+        probeSchedule.started()
         // The task runs on the loop this object lives on.
         let adaptation = NIOLoopBound(WeakAdaptation(adaptation: self), eventLoop: eventLoop)
         probeTask = eventLoop.scheduleRepeatedTask(initialDelay: Self.probeTick, delay: Self.probeTick) { _ in
@@ -169,7 +172,10 @@ final class DownlinkAdaptation {
 
     /// One tick of padding at the probe's rate.
     private func sendProbePadding() {
-        guard var running = probe, let consumer = running.consumer else { return stopProbe() }
+        guard var running = probe, let consumer = running.consumer else {
+            probeSchedule.cancelled()
+            return stopProbe()
+        }
         let packetBytes = Double(RTPHeader.fixedSize + Consumer.paddingPerPacket + Self.overheadPerPacket - 12)
         running.owed += Double(running.bitsPerSecond) / 8 * 0.020
         let count = Int(running.owed / packetBytes)

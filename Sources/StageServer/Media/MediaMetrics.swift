@@ -44,6 +44,8 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     /// Link probes before a subscriber moves up a layer (padding on its RTX stream), by outcome.
     let probesPassed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "passed")])
     let probesFailed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "failed")])
+    /// Ended early: the subscriber NACKed media lost under the padding (`ProbeSchedule`).
+    let probesGivenUp = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "given_up")])
     /// A subscriber's layer ceiling moved by the stream allocator, by direction.
     let allocationsUp = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "up")])
     let allocationsDown = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "down")])

@@ -1,0 +1,59 @@
+/// When a subscriber's link may be probed before a move up, and when a probe under way is given up.
+///
+/// A failed probe holds the next one back: `firstWait` (2 s), doubling with each failure in a
+/// row up to `longestWait` (8 s), back to 2 s after a pass. The wait is short because it is paid
+/// after the link widens too: with a 32 s ceiling, the probes that failed while a link was narrow
+/// kept a subscriber on a low layer for many seconds after it recovered.
+///
+/// A short wait is affordable because a failing probe ends early: a link that overflows under
+/// the padding drops media too, and the receiver NACKs it within a round trip (RFC 4585 §6.2.1).
+/// Once `nacksToGiveUp` sequence numbers are NACKed during a probe it stops, after a few hundred
+/// milliseconds of overflow instead of its whole duration. A few NACKs on a link that only
+/// loses a packet now and then do not reach that count within a probe.
+public struct ProbeSchedule: Sendable {
+    public static let firstWait: Duration = .seconds(2)
+    public static let longestWait: Duration = .seconds(8)
+    public static let nacksToGiveUp = 3
+
+    private var blockedUntil: ContinuousClock.Instant?
+    private var wait = ProbeSchedule.firstWait
+    /// Sequence numbers NACKed since the probe under way started (nil: none under way).
+    private var nackedDuringProbe: Int?
+
+    public init() {}
+
+    /// Whether a probe is under way.
+    public var probing: Bool { nackedDuringProbe != nil }
+
+    /// Whether a new probe may start at `now` (none under way, no failure's wait running).
+    public func mayStart(now: ContinuousClock.Instant) -> Bool {
+        !probing && blockedUntil.map { now >= $0 } ?? true
+    }
+
+    public mutating func started() { nackedDuringProbe = 0 }
+
+    /// The probe under way stopped unjudged (the stream it padded went away).
+    public mutating func cancelled() { nackedDuringProbe = nil }
+
+    /// `count` sequence numbers newly NACKed. Returns true when the probe under way has to be
+    /// given up now; it is then over, as failed.
+    public mutating func nacked(count: Int, now: ContinuousClock.Instant) -> Bool {
+        guard let nacked = nackedDuringProbe else { return false }
+        nackedDuringProbe = nacked + count
+        guard nacked + count >= Self.nacksToGiveUp else { return false }
+        ended(passed: false, now: now)
+        return true
+    }
+
+    /// The probe under way was judged by a report.
+    public mutating func ended(passed: Bool, now: ContinuousClock.Instant) {
+        nackedDuringProbe = nil
+        if passed {
+            wait = Self.firstWait
+            blockedUntil = nil
+        } else {
+            blockedUntil = now + wait
+            wait = min(wait * 2, Self.longestWait)
+        }
+    }
+}
