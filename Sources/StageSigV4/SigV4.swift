@@ -155,60 +155,127 @@ public enum SigV4 {
         return hex(HMAC<SHA256>.authenticationCode(for: Array(stringToSign.utf8), using: key))
     }
 
+    /// Method, canonical path, canonical query, one `name:values` line per signed header, a
+    /// blank line, the signed header names and the body's SHA-256, on lines of their own. Built
+    /// as bytes: joining Strings was most of the cost of a request with many headers.
     static func canonicalRequest(_ request: SigV4Request, signedHeaders: [String]) -> String {
         var headerValues: [String: [String]] = [:]
         for header in request.headers {
-            let collapsed = header.value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-            headerValues[header.name.lowercased(), default: []].append(collapsed)
+            headerValues[header.name.lowercased(), default: []].append(collapsedSpaces(header.value))
         }
-        let canonicalHeaders = signedHeaders.map { "\($0):\((headerValues[$0] ?? []).joined(separator: ","))\n" }.joined()
-        return [
-            request.method.uppercased(),
-            canonicalPath(request.path),
-            canonicalQuery(request.query),
-            canonicalHeaders,
-            signedHeaders.joined(separator: ";"),
-            hex(SHA256.hash(data: request.body)),
-        ].joined(separator: "\n")
+        let newline = UInt8(ascii: "\n")
+        var out: [UInt8] = []
+        out.append(contentsOf: request.method.uppercased().utf8)
+        out.append(newline)
+        out.append(contentsOf: canonicalPath(request.path).utf8)
+        out.append(newline)
+        out.append(contentsOf: canonicalQuery(request.query).utf8)
+        out.append(newline)
+        for name in signedHeaders {
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: ":"))
+            for (index, value) in (headerValues[name] ?? []).enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: value.utf8)
+            }
+            out.append(newline)
+        }
+        out.append(newline)
+        for (index, name) in signedHeaders.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ";")) }
+            out.append(contentsOf: name.utf8)
+        }
+        out.append(newline)
+        out.append(contentsOf: hex(SHA256.hash(data: request.body)).utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A header value as SigV4 signs it: without leading and trailing spaces, each run of spaces
+    /// inside as one. Built as bytes (splitting and joining cost most of a long value's check).
+    static func collapsedSpaces(_ value: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count)
+        var spaceBefore = false
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: " ") {
+                spaceBefore = !out.isEmpty
+                continue
+            }
+            if spaceBefore { out.append(UInt8(ascii: " ")) }
+            spaceBefore = false
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Each segment percent-decoded then encoded again with the unreserved set (RFC 3986 §2.3).
     static func canonicalPath(_ path: String) -> String {
         guard !path.isEmpty else { return "/" }
-        return path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { uriEncode(String($0).removingPercentEncoding ?? String($0)) }
-            .joined(separator: "/")
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count)
+        for (index, segment) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "/")) }
+            appendURIEncoded(decodedOrAsIs(segment), to: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func canonicalQuery(_ query: String) -> String {
         guard !query.isEmpty else { return "" }
         var pairs: [(key: String, value: String)] = []
         for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let key = parts[0].removingPercentEncoding ?? parts[0]
-            let value = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
-            pairs.append((uriEncode(key), uriEncode(value)))
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            pairs.append((uriEncode(decodedOrAsIs(parts[0])), parts.count > 1 ? uriEncode(decodedOrAsIs(parts[1])) : ""))
         }
         pairs.sort { lhs, rhs in lhs.key == rhs.key ? lhs.value < rhs.value : lhs.key < rhs.key }
-        return pairs.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        var out: [UInt8] = []
+        out.reserveCapacity(query.utf8.count)
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            out.append(contentsOf: pair.key.utf8)
+            out.append(UInt8(ascii: "="))
+            out.append(contentsOf: pair.value.utf8)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// RFC 3986 §2.3 unreserved characters.
-    static let unreserved: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8))
+    /// The text percent-decoded, or as it is when it does not decode (a lone `%`, bytes that are not UTF-8).
+    private static func decodedOrAsIs(_ text: Substring) -> String {
+        let string = String(text)
+        return string.removingPercentEncoding ?? string
+    }
 
+    /// RFC 3986 §2.3 unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
+
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Every byte but the unreserved ones as `%XX` (upper-case hex, as SigV4 requires).
     static func uriEncode(_ text: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        appendURIEncoded(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `uriEncode` into a byte buffer: the canonical forms are built as bytes, because appending
+    /// to Strings a scalar or a piece at a time was most of the cost of checking a long path.
+    private static func appendURIEncoded(_ text: String, to out: inout [UInt8]) {
         for byte in text.utf8 {
-            if unreserved.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+            if isUnreserved(byte) {
+                out.append(byte)
             } else {
-                let digits = Array("0123456789ABCDEF".utf8)
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte >> 4)]))
-                out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte & 0x0F)]))
+                out.append(UInt8(ascii: "%"))
+                out.append(upperHexDigits[Int(byte >> 4)])
+                out.append(upperHexDigits[Int(byte & 0x0F)])
             }
         }
-        return out
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {

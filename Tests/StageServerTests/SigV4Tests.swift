@@ -319,6 +319,11 @@ import Testing
         ("/%E1%88%B4", "/%E1%88%B4"),
         // Reserved characters in a segment are encoded.
         ("/stage:1", "/stage%3A1"),
+        // Empty segments are kept, a trailing slash too.
+        ("/a//b/", "/a//b/"),
+        // An escape that does not decode (no hex, or not UTF-8) leaves the segment as sent, its '%' encoded.
+        ("/%zz", "/%25zz"),
+        ("/x%FF", "/x%25FF"),
     ]
 
     @Test(arguments: paths)
@@ -334,6 +339,22 @@ import Testing
                                    body: [])
         #expect(SigV4.canonicalRequest(request, signedHeaders: ["host", "x-a"])
             == "GET\n/\n\nhost:h\nx-a:one two,three\n\nhost;x-a\n\(Self.emptySHA256)")
+    }
+
+    static let headerValues: [(value: String, canonical: String)] = [
+        ("", ""),
+        ("   ", ""),
+        ("a", "a"),
+        ("  a  ", "a"),
+        ("a    b c", "a b c"),
+        // Only spaces are collapsed, as the SigV4 documentation's Trimall says; a tab stays.
+        ("a\t b", "a\t b"),
+        ("é  ü", "é ü"),
+    ]
+
+    @Test(arguments: headerValues)
+    func canonicalHeaderValueCollapsesSpaces(_ value: String, _ canonical: String) {
+        #expect(SigV4.collapsedSpaces(value) == canonical)
     }
 
     @Test("amzDate formats and parses the basic ISO 8601 form in UTC")
