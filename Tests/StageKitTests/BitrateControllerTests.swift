@@ -12,18 +12,36 @@ import Testing
         #expect(controller.target == 562_500)
     }
 
-    @Test func recoversByFifteenPercentAfterAStablePeriodUpToMax() {
+    @Test func recoversByFifteenPercentASecondAfterAStablePeriodUpToMax() {
         var controller = BitrateController(minBitrate: 100_000, maxBitrate: 1_000_000, start: 500_000, nowMicros: 0)
         controller.tick(nowMicros: 2_000_000)
         #expect(controller.target == 500_000, "not yet stable")
         controller.tick(nowMicros: 3_000_000)
         #expect(controller.target == 575_000)
-        var now: UInt64 = 3_000_000
-        for _ in 0..<20 {
-            now += 3_000_000
+        controller.tick(nowMicros: 3_900_000)
+        #expect(controller.target == 575_000, "one step per growth interval")
+        controller.tick(nowMicros: 4_000_000)
+        #expect(controller.target == 661_250)
+        var now: UInt64 = 4_000_000
+        for _ in 0..<3 {
+            now += 1_000_000
             controller.tick(nowMicros: now)
         }
-        #expect(controller.target == 1_000_000)
+        #expect(controller.target == 1_000_000, "500 kbps to 1 Mbps in 7 s (was 15 s)")
+    }
+
+    @Test func afterTroubleItHoldsAStablePeriodBeforeGrowingAgain() {
+        var controller = BitrateController(minBitrate: 100_000, maxBitrate: 1_000_000, start: 400_000, nowMicros: 0)
+        controller.tick(nowMicros: 3_000_000)
+        #expect(controller.target == 460_000)
+        controller.trouble(nowMicros: 3_500_000)
+        #expect(controller.target == 345_000)
+        for now: UInt64 in [4_500_000, 5_500_000, 6_400_000] {
+            controller.tick(nowMicros: now)
+            #expect(controller.target == 345_000, "held")
+        }
+        controller.tick(nowMicros: 6_500_000)
+        #expect(controller.target == 396_750)
     }
 
     @Test func neverBelowMinimum() {
@@ -40,8 +58,14 @@ import Testing
         #expect(controller.target == 800_000, "growth stops at the estimate")
         controller.receiverEstimate(6_000_000, nowMicros: 11_000_000)
         #expect(controller.target == 920_000, "a higher estimate lets the stable path grow again")
-        controller.tick(nowMicros: 12_000_000)
-        #expect(controller.target == 920_000, "one step per stable period")
+        controller.tick(nowMicros: 11_500_000)
+        #expect(controller.target == 920_000, "one step per growth interval")
+        controller.receiverEstimate(700_000, nowMicros: 12_000_000)
+        #expect(controller.target == 700_000, "an estimate below the target cuts it")
+        controller.receiverEstimate(6_000_000, nowMicros: 14_000_000)
+        #expect(controller.target == 700_000, "and holds it a stable period")
+        controller.receiverEstimate(6_000_000, nowMicros: 15_000_000)
+        #expect(controller.target == 805_000)
     }
 
     @Test func lossOverTheThresholdIsTrouble() {

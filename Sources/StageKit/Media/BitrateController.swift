@@ -1,6 +1,8 @@
 /// The publisher's target bitrate, following the server's congestion feedback: back off fast
-/// (×0.75 on trouble), recover slowly (×1.15 after a stable period), always within [min, max]
-/// and never above the latest receiver estimate (REMB). A pure state machine: time is passed in.
+/// (×0.75 on trouble, or down to the receiver's estimate), hold for a stable period, then grow
+/// by 15 % a second while nothing goes wrong — the shape of GCC's loss-based controller
+/// (draft-ietf-rmcat-gcc-02 §6: decrease, hold, multiplicative increase). Always within
+/// [min, max] and never above the latest receiver estimate (REMB). A pure state machine: time is passed in.
 public struct BitrateController: Sendable, Hashable {
     public let minBitrate: Int
     public let maxBitrate: Int
@@ -8,22 +10,29 @@ public struct BitrateController: Sendable, Hashable {
     public private(set) var target: Int
     /// The server's latest estimate of what it can take (REMB), if any.
     public private(set) var estimate: Int?
-    /// How long the path must stay free of trouble before the target grows again.
+    /// How long after a decrease (or the start) before the target grows again: the queue that
+    /// caused the trouble drains, and the receiver's estimate settles.
     public let stablePeriodMicros: UInt64
+    /// Between two growth steps once stable. Was the stable period (3 s) too: from a narrow
+    /// spell back to 1 Mbps took over 25 s.
+    public let growthIntervalMicros: UInt64
     /// Loss above this fraction (from receiver reports) counts as trouble.
     public let lossThreshold: Double
     private var lastChangeMicros: UInt64
     private var lastTroubleMicros: UInt64?
+    private var lastDecreaseMicros: UInt64
 
     public init(minBitrate: Int, maxBitrate: Int, start: Int? = nil, stablePeriodMicros: UInt64 = 3_000_000,
-                lossThreshold: Double = 0.05, nowMicros: UInt64 = 0) {
+                growthIntervalMicros: UInt64 = 1_000_000, lossThreshold: Double = 0.05, nowMicros: UInt64 = 0) {
         precondition(minBitrate > 0 && minBitrate <= maxBitrate, "0 < min ≤ max")
         self.minBitrate = minBitrate
         self.maxBitrate = maxBitrate
         self.stablePeriodMicros = stablePeriodMicros
+        self.growthIntervalMicros = growthIntervalMicros
         self.lossThreshold = lossThreshold
         target = min(max(start ?? maxBitrate, minBitrate), maxBitrate)
         lastChangeMicros = nowMicros
+        lastDecreaseMicros = nowMicros
     }
 
     /// Trouble seen now (loss over the threshold, a NACK burst, a keyframe request for loss):
@@ -45,16 +54,20 @@ public struct BitrateController: Sendable, Hashable {
         if target > bitsPerSecond { setTarget(bitsPerSecond, nowMicros: nowMicros) } else { tick(nowMicros: nowMicros) }
     }
 
-    /// Time passes without trouble: after a stable period the target grows by 15 %.
+    /// Time passes without trouble: a stable period after the last decrease, the target grows
+    /// by 15 % each growth interval.
     public mutating func tick(nowMicros: UInt64) {
-        guard nowMicros >= lastChangeMicros + stablePeriodMicros, target < ceiling else { return }
+        guard nowMicros >= lastDecreaseMicros + stablePeriodMicros, nowMicros >= lastChangeMicros + growthIntervalMicros,
+              target < ceiling else { return }
         setTarget(Int((Double(target) * 1.15).rounded()), nowMicros: nowMicros)
     }
 
     private var ceiling: Int { min(maxBitrate, max(minBitrate, estimate ?? maxBitrate)) }
 
     private mutating func setTarget(_ value: Int, nowMicros: UInt64) {
-        target = min(max(value, minBitrate), ceiling)
+        let next = min(max(value, minBitrate), ceiling)
+        if next < target { lastDecreaseMicros = nowMicros }
+        target = next
         lastChangeMicros = nowMicros
     }
 }
