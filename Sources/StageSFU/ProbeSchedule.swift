@@ -7,13 +7,17 @@
 ///
 /// A short wait is affordable because a failing probe ends early: a link that overflows under
 /// the padding drops media too, and the receiver NACKs it within a round trip (RFC 4585 §6.2.1).
-/// Once `nacksToGiveUp` sequence numbers are NACKed during a probe it stops, after a few hundred
-/// milliseconds of overflow instead of its whole duration. A few NACKs on a link that only
-/// loses a packet now and then do not reach that count within a probe.
+/// Once the NACKs during a probe show the loss that would fail it when judged (at least
+/// `nacksToGiveUp` sequence numbers, and `lossToGiveUp` of the media packets sent since it
+/// started), it stops, after a few hundred milliseconds of overflow instead of its whole
+/// duration. A link that loses a packet now and then, at a high packet rate too, does not reach
+/// that within a probe.
 public struct ProbeSchedule: Sendable {
     public static let firstWait: Duration = .seconds(2)
     public static let longestWait: Duration = .seconds(8)
     public static let nacksToGiveUp = 3
+    /// The loss under which a probe passes when it is judged (`DownlinkAdaptation`).
+    public static let lossToGiveUp = 0.02
 
     private var blockedUntil: ContinuousClock.Instant?
     private var wait = ProbeSchedule.firstWait
@@ -35,12 +39,14 @@ public struct ProbeSchedule: Sendable {
     /// The probe under way stopped unjudged (the stream it padded went away).
     public mutating func cancelled() { nackedDuringProbe = nil }
 
-    /// `count` sequence numbers newly NACKed. Returns true when the probe under way has to be
-    /// given up now; it is then over, as failed.
-    public mutating func nacked(count: Int, now: ContinuousClock.Instant) -> Bool {
+    /// `count` sequence numbers newly NACKed, `sentSinceStart` media packets sent since the
+    /// probe started. Returns true when the probe under way has to be given up now; it is then
+    /// over, as failed.
+    public mutating func nacked(count: Int, sentSinceStart: Int, now: ContinuousClock.Instant) -> Bool {
         guard let nacked = nackedDuringProbe else { return false }
-        nackedDuringProbe = nacked + count
-        guard nacked + count >= Self.nacksToGiveUp else { return false }
+        let total = nacked + count
+        nackedDuringProbe = total
+        guard total >= Self.nacksToGiveUp, Double(total) >= Self.lossToGiveUp * Double(sentSinceStart) else { return false }
         ended(passed: false, now: now)
         return true
     }

@@ -53,18 +53,23 @@ struct NetworkBench: ParsableCommand {
         let python = root.appendingPathComponent(".venv-interop/bin/python")
         let script = root.appendingPathComponent("Tests/interop").appendingPathComponent(scenario.script[0])
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw ValidationError("--repository: no \(python.path); run scripts/setup.sh --interop in the checkout first")
+            throw BenchError("no \(python.path): run scripts/setup.sh --interop in the checkout, or pass it with --repository")
         }
         guard FileManager.default.fileExists(atPath: script.path) else {
-            throw ValidationError("--repository: no \(script.path); pass the Proscenium checkout")
+            throw BenchError("no \(script.path): pass the Proscenium checkout with --repository")
         }
         guard geteuid() == 0 else {
-            throw ValidationError("network: needs root (the scenario makes network namespaces and veth pairs)")
+            throw BenchError("network: needs root (the scenario makes network namespaces and veth pairs)")
+        }
+        // The stage-server and stage CLI of the same build as this tool (/proc/self/exe: argv[0]
+        // is a bare name when started through PATH).
+        let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for name in ["stage-server", "stage"] where !FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent(name).path) {
+            throw BenchError("no \(name) beside stage-bench in \(binaries.path): build it (swift build -c release --product \(name))")
         }
         guard Self.exitStatus(python, ["-c", "import matplotlib"], environment: nil) == 0 else {
-            throw ValidationError("network: the plot needs matplotlib: \(root.path)/.venv-interop/bin/pip install matplotlib")
+            throw BenchError("network: the plot needs matplotlib: \(root.path)/.venv-interop/bin/pip install matplotlib")
         }
-        let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         var environment = ProcessInfo.processInfo.environment
         environment["STAGE_SERVER_BIN"] = binaries.appendingPathComponent("stage-server").path
         environment["PATH"] = root.appendingPathComponent(".venv-interop/bin").path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")

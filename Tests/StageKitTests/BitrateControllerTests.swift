@@ -44,6 +44,15 @@ import Testing
         #expect(controller.target == 396_750)
     }
 
+    @Test func troubleAtTheMinimumStillHolds() {
+        var controller = BitrateController(minBitrate: 300_000, maxBitrate: 1_000_000, start: 300_000, nowMicros: 0)
+        controller.trouble(nowMicros: 10_000_000)
+        controller.tick(nowMicros: 12_000_000)
+        #expect(controller.target == 300_000, "held 3 s after the trouble, though the target could not go lower")
+        controller.tick(nowMicros: 13_000_000)
+        #expect(controller.target == 345_000)
+    }
+
     @Test func neverBelowMinimum() {
         var controller = BitrateController(minBitrate: 300_000, maxBitrate: 1_000_000)
         for step in 0..<20 { controller.trouble(nowMicros: UInt64(step) * 1_000_000) }

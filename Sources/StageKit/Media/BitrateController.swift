@@ -1,7 +1,7 @@
 /// The publisher's target bitrate, following the server's congestion feedback: back off fast
 /// (×0.75 on trouble, or down to the receiver's estimate), hold for a stable period, then grow
-/// by 15 % a second while nothing goes wrong — the shape of GCC's loss-based controller
-/// (draft-ietf-rmcat-gcc-02 §6: decrease, hold, multiplicative increase). Always within
+/// by 15 % a second while nothing goes wrong — the decrease, hold and increase states of GCC's
+/// rate controller (draft-ietf-rmcat-gcc-02 §5.5), driven here by loss and REMB. Always within
 /// [min, max] and never above the latest receiver estimate (REMB). A pure state machine: time is passed in.
 public struct BitrateController: Sendable, Hashable {
     public let minBitrate: Int
@@ -41,6 +41,7 @@ public struct BitrateController: Sendable, Hashable {
         if let last = lastTroubleMicros, nowMicros < last + 500_000 { return }
         lastTroubleMicros = nowMicros
         setTarget(Int((Double(target) * 0.75).rounded()), nowMicros: nowMicros)
+        lastDecreaseMicros = nowMicros  // a hold even when the target already sits at the minimum
     }
 
     /// A receiver report's fraction lost (RFC 3550 §6.4.1, 0…1).
@@ -51,7 +52,12 @@ public struct BitrateController: Sendable, Hashable {
     /// The receiver's estimate (REMB): a cap, and trouble when it is below what we send.
     public mutating func receiverEstimate(_ bitsPerSecond: Int, nowMicros: UInt64) {
         estimate = bitsPerSecond
-        if target > bitsPerSecond { setTarget(bitsPerSecond, nowMicros: nowMicros) } else { tick(nowMicros: nowMicros) }
+        if target > bitsPerSecond {
+            setTarget(bitsPerSecond, nowMicros: nowMicros)
+            lastDecreaseMicros = nowMicros
+        } else {
+            tick(nowMicros: nowMicros)
+        }
     }
 
     /// Time passes without trouble: a stable period after the last decrease, the target grows

@@ -11,7 +11,7 @@ import StageWire
 /// a quarter more than the next step needs (room for its keyframes), until the next report
 /// (about a second); only if that report shows no loss does the move happen. A failed probe
 /// costs a little loss on the current layer, not a broken keyframe of the next, and is given up
-/// as soon as the subscriber NACKs what it lost (`ProbeSchedule`). Subscribers without RTX move
+/// once the subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`). Subscribers without RTX move
 /// up untried (the move is the probe).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
@@ -46,6 +46,8 @@ final class DownlinkAdaptation {
         var until: ContinuousClock.Instant
         var bitsPerSecond: Int
         weak var consumer: Consumer?
+        /// Media packets forwarded to the subscriber when it started.
+        var packetsAtStart: Int
         /// Bytes owed to the padding schedule (a fraction of a packet carries to the next tick).
         var owed = 0.0
     }
@@ -66,11 +68,13 @@ final class DownlinkAdaptation {
     deinit { probeTask?.cancel() }
 
     /// The subscriber asked for packets of `ssrc` again (RFC 4585 generic NACK). Media lost
-    /// while a probe runs gives the probe up.
-    func nacked(ssrc: UInt32, sequences: [UInt16], now: ContinuousClock.Instant) {
+    /// while a probe runs may give the probe up.
+    func nacked(ssrc: UInt32, sequences: [UInt16], consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
         let before = nackedLoss.count
         nackedLoss.nacked(ssrc: ssrc, sequences: sequences)
-        guard probe != nil, probeSchedule.nacked(count: nackedLoss.count - before, now: now) else { return }
+        guard let running = probe else { return }
+        let sent = consumers.values.reduce(0) { $0 + $1.packetsForwarded } - running.packetsAtStart
+        guard probeSchedule.nacked(count: nackedLoss.count - before, sentSinceStart: sent, now: now) else { return }
         stopProbe()
         MediaMetrics.shared.probesGivenUp.increment()
     }
@@ -123,7 +127,7 @@ final class DownlinkAdaptation {
             // The next step would fit by the estimate: try it with padding first, if RTX allows.
             if probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
                let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
-                startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), now: now)
+                startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), packetsSent: packets, now: now)
             }
             // While probing, or blocked after a failed probe, the step is not taken (with RTX).
             if probe != nil || consumers.values.contains(where: \.canProbe) { budget = wanted - 1 }
@@ -153,9 +157,9 @@ final class DownlinkAdaptation {
         }
     }
 
-    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, now: ContinuousClock.Instant) {
+    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, packetsSent: Int, now: ContinuousClock.Instant) {
         guard let eventLoop else { return }
-        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer)
+        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer, packetsAtStart: packetsSent)
         probeSchedule.started()
         // The task runs on the loop this object lives on.
         let adaptation = NIOLoopBound(WeakAdaptation(adaptation: self), eventLoop: eventLoop)

@@ -66,7 +66,7 @@ final class SubscriberSession: MediaPeerDelegate {
                 MediaDropReason.unknownSSRC.count()
                 continue
             }
-            adaptation?.nacked(ssrc: nack.ssrc, sequences: nack.sequences, now: .now)
+            adaptation?.nacked(ssrc: nack.ssrc, sequences: nack.sequences, consumers: consumers, now: .now)
             if answersNACKs { consumer.retransmit(nack.sequences) }
         }
     }
