@@ -20,22 +20,29 @@ enum EncoderTestSupport {
         var output: String { String(decoding: data, as: UTF8.self) }
     }
 
-    /// Runs a tool to completion; stderr goes to a file so a chatty tool cannot block on a pipe.
+    /// Runs a tool to completion, its output and errors in files, not pipes: a child another test
+    /// starts at the same moment can inherit a pipe's write end, and reading to its end then
+    /// waits for that child (a `stage-server`) to exit.
     static func run(_ executable: String, _ arguments: [String]) throws -> ToolResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let output = Pipe()
-        let errorPath = temporaryPath(".stderr")
+        let outputPath = temporaryPath(".stdout"), errorPath = temporaryPath(".stderr")
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         defer { try? error.close() }
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
         let errorData = (try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()
         return ToolResult(status: process.terminationStatus, data: data, error: String(decoding: errorData, as: UTF8.self))
     }

@@ -74,23 +74,26 @@ enum FileTestSupport {
         var error: String
     }
 
-    /// Runs a tool to completion, capturing its output.
+    /// Runs a tool to completion, capturing its output. Both streams go to files, not pipes: a
+    /// child another test starts at the same moment (a `stage-server`) can inherit a pipe's write
+    /// end, and reading to its end then waited for that server to exit — a whole test run hung so.
     static func run(_ executable: String, _ arguments: [String]) throws -> ToolResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let output = Pipe()
-        // stderr goes to a file, so a chatty tool cannot fill a pipe nobody is reading.
-        let errorPath = temporaryPath(".stderr")
+        let outputPath = temporaryPath(".stdout"), errorPath = temporaryPath(".stderr")
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        defer { remove(errorPath) }
+        defer { remove(outputPath); remove(errorPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         defer { try? error.close() }
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let outputData = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
         let errorData = (try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()
         return ToolResult(
             status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
