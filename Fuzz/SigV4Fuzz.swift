@@ -3,8 +3,7 @@
 // the control plane's APIResponder runs them (headers → precheck → body → verify(prechecked:)).
 // APIResponder itself needs Hummingbird and is not compiled here; its request → header list step
 // is mirrored (a `host` header from the authority). Crypto is Fuzz/Support/CryptoShim.swift, a
-// plain-Swift SHA-256/HMAC checked against AWS's get-vanilla vector at start; Fuzz/Support/
-// SigV4FastFoundation.swift caches SigV4's DateFormatter and formats hex bytes without Foundation (speed).
+// plain-Swift SHA-256/HMAC checked against AWS's get-vanilla vector at start.
 // Build and run with scripts/fuzz.sh (target `sigv4`).
 //
 // Input: byte 0 selects the check, bytes 1–4 a mutation (which part, where, xor), then fields split
@@ -38,12 +37,6 @@ private let selfCheck: Void = {
     let signature = SigV4.computeSignature(request: request, authorization: auth, amzDate: "20150830T123600Z", secretAccessKey: secret)
     guard signature == "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31" else {
         fatalError("Fuzz/Support/CryptoShim.swift does not reproduce AWS's get-vanilla signature: \(signature)")
-    }
-    // Fuzz/Support/SigV4FastFoundation.swift's byte formatting is Foundation's.
-    for byte in UInt8.min...UInt8.max {
-        for format in ["%02x", "%%%02X"] where String(format: format, byte) != String(format: format, arguments: [byte]) {
-            fatalError("String(format: \(format), \(byte)) differs from Foundation's")
-        }
     }
 }()
 

@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
       max_len=4096 ;;
     sigv4)
       # StageSigV4 with Fuzz/Support/CryptoShim.swift as its `Crypto` (swift-crypto needs BoringSSL's C targets;
-      # the shim is built without instrumentation) and Fuzz/Support/SigV4FastFoundation.swift (speed, see there).
+      # the shim is built without instrumentation).
       # No AddressSanitizer here: SigV4.swift and the harness use no unsafe pointers but the input's copy, Swift traps
       # on out-of-bounds and overflow itself, and ASan cost more than half of each input (590 vs 1,330 exec/s).
       dir=.build-fuzz/sigv4; mkdir -p "$dir"
@@ -63,7 +63,7 @@ for target in "${targets[@]}"; do
         -emit-library -static -o "$dir/libCrypto.a" Fuzz/Support/CryptoShim.swift
       swiftc -sanitize=fuzzer -parse-as-library -O -swift-version 6 -module-name StageSigV4 -use-ld=lld \
         -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny -I "$dir" -L "$dir" -lCrypto \
-        Sources/StageSigV4/SigV4.swift Fuzz/Support/SigV4FastFoundation.swift Fuzz/SigV4Fuzz.swift -o .build-fuzz/sigv4-fuzz
+        Sources/StageSigV4/SigV4.swift Fuzz/SigV4Fuzz.swift -o .build-fuzz/sigv4-fuzz
       max_len=4096 ;;
     json)
       # StageProtocol (@testable) as its own module; StageServer's control-plane request readers (pure Foundation)
