@@ -96,6 +96,23 @@ struct StreamAllocatorTests {
         #expect(allocator.allocate(budget: 5_000_000, tracks: [Self.track()], now: Self.at(8)) == ["v": 2])
     }
 
+    @Test("while a step waits for its probe, no track moves up, even when the layer above measures a little cheaper")
+    func upgradesHeldForTheProbe() {
+        var allocator = StreamAllocator()
+        #expect(allocator.allocate(budget: 700_000, tracks: [Self.track()], now: Self.at(0)) == ["v": 1])
+        #expect(allocator.nextStep == 1_800_000, "1.5 M × 1.2 in place of the 500 k layer, beside nothing else")
+        #expect(allocator.allocate(budget: 2_000_000, tracks: [Self.track()], now: Self.at(1), upgradesAllowed: false) == ["v": 1])
+        #expect(allocator.nextStep == 1_800_000)
+        // The top layer measured at 1.2 Mbps this second: its step (1.44 M) fits under the last
+        // nextStep minus one, the budget the caller used to pass; it is still not taken.
+        let cheaper = StreamAllocator.Track(id: "v", layerBitrates: [150_000, 500_000, 1_200_000])
+        #expect(allocator.allocate(budget: 1_799_999, tracks: [cheaper], now: Self.at(2), upgradesAllowed: false) == ["v": 1])
+        #expect(allocator.nextStep == 1_440_000)
+        #expect(allocator.allocate(budget: 1_799_999, tracks: [cheaper], now: Self.at(3)) == ["v": 2], "taken once allowed")
+        // Held upgrades do not move a track down either: the layer it is on stays.
+        #expect(allocator.allocate(budget: 2_000_000, tracks: [cheaper], now: Self.at(4), upgradesAllowed: false) == ["v": 2])
+    }
+
     @Test("the allocator's ceiling and the subscriber's preference: the lower one is aimed for")
     func selectorCeiling() {
         var selector = LayerSelector(preferred: 2)

@@ -122,7 +122,8 @@ final class DownlinkAdaptation {
             (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
             probeSchedule.ended(passed: probeSucceeded, now: now)
         }
-        var budget = estimator.estimate
+        let budget = estimator.estimate
+        var upgradesAllowed = true
         if wanted > 0, budget >= wanted, !probeSucceeded {
             // The next step would fit by the estimate: try it with padding first, if RTX allows.
             if probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
@@ -130,9 +131,9 @@ final class DownlinkAdaptation {
                 startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), packetsSent: packets, now: now)
             }
             // While probing, or blocked after a failed probe, the step is not taken (with RTX).
-            if probe != nil || consumers.values.contains(where: \.canProbe) { budget = wanted - 1 }
+            if probe != nil || consumers.values.contains(where: \.canProbe) { upgradesAllowed = false }
         }
-        allocate(consumers: consumers, videoBudget: budget - fixed, now: now)
+        allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed, now: now)
         // A probe's success is spent on this report's allocation or lost: it said the link carried
         // the next step then, not later (a link that narrowed since would take the step untried).
         probeSucceeded = false
@@ -192,7 +193,7 @@ final class DownlinkAdaptation {
     private struct WeakAdaptation { weak var adaptation: DownlinkAdaptation? }
 
     /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling.
-    private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, now: ContinuousClock.Instant) {
+    private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, upgradesAllowed: Bool, now: ContinuousClock.Instant) {
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: Consumer] = [:]
         for consumer in consumers.values where consumer.selector != nil {
@@ -200,7 +201,7 @@ final class DownlinkAdaptation {
             tracks.append(.init(id: consumer.id, layerBitrates: producer.allocatableBitrates(now: now), preferred: consumer.selector?.preferred))
             byID[consumer.id] = consumer
         }
-        for (id, layer) in allocator.allocate(budget: videoBudget, tracks: tracks, now: now) {
+        for (id, layer) in allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed) {
             guard let consumer = byID[id], consumer.selector?.ceiling != layer else { continue }
             if let before = consumer.selector?.ceiling ?? consumer.selector?.current {
                 (layer > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment()
