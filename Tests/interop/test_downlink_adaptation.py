@@ -323,8 +323,10 @@ def test_an_aiortc_whep_viewer_is_moved_down_and_back_up_with_its_remb(netlab, t
     assert rembs and rembs > 10, "aiortc sent no REMB: abs-send-time was not negotiated or not written"
     assert "2" in before, "never on the top layer on the wide link"
     assert down_after is not None and down_after <= 5, "the server did not move it down to the layer that fits"
-    # One sample on the top layer while narrow was seen once in five runs (the layer then fell
-    # back within the second and the estimate with it); not understood yet, so tolerated once.
+    # One sample on the top layer while narrow is still seen now and then: a probe that passes on
+    # the 300 kbps link (aiortc's reports show under 2 % loss over it), the layer falling back
+    # the next second. Tolerated once. (Two samples, +5 s and +6 s, were an untried move up under
+    # a budget a re-measured layer fitted; upgrades are held outright while probing since.)
     assert len(on_top_while_narrow) <= 1, f"back on the top layer while the link was narrow: {on_top_while_narrow}"
     # aiortc decodes its backlog after the link widens, which on two busy cores costs it
     # packets (2–10 % lost holds the estimate): the top layer came back 0.6–22 s after the
