@@ -203,7 +203,8 @@ final class DownlinkAdaptation {
         }
         for (id, layer) in allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed) {
             guard let consumer = byID[id], consumer.selector?.ceiling != layer else { continue }
-            if let before = consumer.selector?.ceiling ?? consumer.selector?.current {
+            // A first ceiling equal to the layer forwarded is no move (it was counted as one down).
+            if let before = consumer.selector?.ceiling ?? consumer.selector?.current, layer != before {
                 (layer > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment()
             }
             consumer.setCeiling(layer)
