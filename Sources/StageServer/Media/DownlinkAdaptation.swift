@@ -11,8 +11,9 @@ import StageWire
 /// a quarter more than the next step needs (room for its keyframes), until the next report
 /// (about a second); only if that report shows no loss does the move happen. A failed probe
 /// costs a little loss on the current layer, not a broken keyframe of the next, and is given up
-/// once the subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`). Subscribers without RTX move
-/// up untried (the move is the probe).
+/// once the subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`).
+/// Until a probe passes, no layer goes up. Subscribers without RTX move up untried (the move
+/// is the probe).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
     private var allocator = StreamAllocator()
