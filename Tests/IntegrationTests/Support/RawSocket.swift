@@ -31,9 +31,11 @@ final class RawSocket {
         return joined
     }
 
-    /// The first received message matching `predicate`, removed from the buffer; waits up to 5 s.
+    /// The first received message matching `predicate`, removed from the buffer; waits up to 15 s
+    /// (5 s was once too short for a `publishState` while a CI-like run's parallel tests kept the
+    /// main actor busy; only a failing wait is longer).
     func next(where predicate: (ServerMessage) -> Bool) async -> ServerMessage? {
-        await waitUntil(.seconds(5)) { self.received.contains(where: predicate) || self.closed }
+        await waitUntil(.seconds(15)) { self.received.contains(where: predicate) || self.closed }
         guard let index = received.firstIndex(where: predicate) else { return nil }
         return received.remove(at: index)
     }
