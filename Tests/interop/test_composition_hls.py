@@ -62,6 +62,12 @@ def test_composition_goes_active_and_the_channel_plays(live):
     composition, waited = wait_composition(realtime, live["composition"]["arn"], {"ACTIVE"}, timeout=5)
     live["active_at"] = time.monotonic()
     print(f"ACTIVE after {waited:.2f} s; destinations {[d['state'] for d in composition['destinations']]}")
+    # Each destination reports its own state (the recording's first segment can come a moment
+    # after the composition is ACTIVE: once seen STARTING then, in a CI-like run).
+    deadline = time.monotonic() + 5
+    while [d["state"] for d in composition["destinations"]] != ["ACTIVE", "ACTIVE"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+        composition = realtime.get_composition(arn=live["composition"]["arn"])["composition"]
     assert [d["state"] for d in composition["destinations"]] == ["ACTIVE", "ACTIVE"]
     playback = live["channel"]["channel"]["playbackUrl"]
     stream = live["ivs"].get_stream(channelArn=live["channel"]["channel"]["arn"])["stream"]
