@@ -41,7 +41,7 @@ public struct BitrateController: Sendable, Hashable {
         if let last = lastTroubleMicros, nowMicros < last + 500_000 { return }
         lastTroubleMicros = nowMicros
         setTarget(Int((Double(target) * 0.75).rounded()), nowMicros: nowMicros)
-        lastDecreaseMicros = nowMicros  // a hold even when the target already sits at the minimum
+        lastDecreaseMicros = nowMicros  // the hold starts even when the target already sits at the minimum
     }
 
     /// A receiver report's fraction lost (RFC 3550 §6.4.1, 0…1).
@@ -71,9 +71,7 @@ public struct BitrateController: Sendable, Hashable {
     private var ceiling: Int { min(maxBitrate, max(minBitrate, estimate ?? maxBitrate)) }
 
     private mutating func setTarget(_ value: Int, nowMicros: UInt64) {
-        let next = min(max(value, minBitrate), ceiling)
-        if next < target { lastDecreaseMicros = nowMicros }
-        target = next
+        target = min(max(value, minBitrate), ceiling)
         lastChangeMicros = nowMicros
     }
 }
