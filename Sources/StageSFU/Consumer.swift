@@ -71,11 +71,14 @@ public final class Consumer {
     }
 
     /// Sets the highest layer the subscriber's link carries (the stream allocator's choice; nil:
-    /// no limit); a change takes effect at the next keyframe of the layer it leads to.
-    public func setCeiling(_ layer: Int?) {
+    /// no limit); a change takes effect at the next keyframe of the layer it leads to. When the
+    /// link `overflows`, a move down stops the current layer at once (`LayerSelector.yieldCurrent`).
+    public func setCeiling(_ layer: Int?, overflows: Bool = false) {
         guard let producer, selector != nil, selector?.ceiling != layer else { return }
         selector?.ceiling = layer
         let flowing = producer.flowingLayers
+        // Its packets not forwarded from now on leave no gap for the subscriber to ask about.
+        if overflows, selector?.yieldCurrent(flowing: flowing) == true { munger.resync() }
         if let wanted = selector?.wanted(flowing: flowing), wanted != selector?.current {
             producer.keyframeNeeded(layer: wanted, reason: .allocation)
         }

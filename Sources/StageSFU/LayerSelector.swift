@@ -3,7 +3,8 @@
 /// Layers are indices from lowest (0) to highest quality. The consumer forwards `current`;
 /// when the wanted layer differs it sets `target`, asks for a keyframe there, and keeps
 /// forwarding `current` until the target's keyframe arrives, so the subscriber never freezes
-/// nor gets an undecodable frame. "None" is `nil`, not a sentinel number.
+/// nor gets an undecodable frame — unless the link overflows (`yieldCurrent`). "None" is
+/// `nil`, not a sentinel number.
 public struct LayerSelector: Sendable, Equatable {
     /// The layer the subscriber asked for; nil means the highest available.
     public var preferred: Int?
@@ -27,6 +28,17 @@ public struct LayerSelector: Sendable, Equatable {
         let lowest = flowing.firstIndex(of: true)
         guard limit >= 0 else { return lowest }
         return flowing[...min(limit, flowing.count - 1)].lastIndex(of: true) ?? lowest
+    }
+
+    /// Stops forwarding the current layer ahead of a switch down: on a link that overflows,
+    /// what is still sent of it is mostly lost, and it queues ahead of the lower layer's
+    /// keyframe and delays the switch. Nothing is forwarded until that keyframe.
+    /// - Returns: whether the current layer was given up (the wanted layer is below it).
+    public mutating func yieldCurrent(flowing: [Bool]) -> Bool {
+        guard let current, let wanted = wanted(flowing: flowing), wanted < current else { return false }
+        self.current = nil
+        target = wanted
+        return true
     }
 
     /// Decides for one packet of `layer`. `isKeyframeStart` is evaluated only when needed.

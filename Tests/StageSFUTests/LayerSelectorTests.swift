@@ -37,4 +37,21 @@ struct LayerSelectorTests {
         #expect(selector.wanted(flowing: [false, false, false]) == nil)
         #expect(LayerSelector(preferred: 0).wanted(flowing: [false, true, true]) == 1)
     }
+
+    @Test("on a link that overflows the current layer stops at once; the lower layer's keyframe is the next thing forwarded")
+    func yieldsTheCurrentLayer() {
+        var selector = LayerSelector()
+        _ = selector.accept(layer: 2, flowing: allFlowing) { true }
+        var yielded = selector.yieldCurrent(flowing: allFlowing)
+        #expect(!yielded, "nothing wanted below the current layer: nothing to yield")
+        selector.ceiling = 0
+        yielded = selector.yieldCurrent(flowing: allFlowing)
+        #expect(yielded)
+        #expect(selector.current == nil && selector.target == 0)
+        #expect(selector.accept(layer: 2, flowing: allFlowing) { true } == .drop(needsKeyframeOn: 0), "not even its keyframes")
+        #expect(selector.accept(layer: 0, flowing: allFlowing) { false } == .drop(needsKeyframeOn: 0))
+        #expect(selector.accept(layer: 0, flowing: allFlowing) { true } == .forward(switched: true))
+        yielded = selector.yieldCurrent(flowing: allFlowing)
+        #expect(!yielded, "already on the wanted layer")
+    }
 }

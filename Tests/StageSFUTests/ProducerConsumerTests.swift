@@ -127,6 +127,28 @@ extension ProducerConsumerTests {
         plain.handOver(to: simulcast)
         #expect(consumer.selector != nil && consumer.selector?.preferred == nil)
     }
+
+    @Test("a move down on a link that overflows stops the current layer at once; the lower keyframe follows without a sequence gap")
+    func overflowingMoveDownStopsTheCurrentLayer() {
+        for overflows in [false, true] {
+            let sink = RetransmissionTests.Sink()
+            let producer = Producer(id: "p:video", kind: .video, layers: ["q", "h", "f"]) { _ in }
+            let consumer = RetransmissionTests.consumer(of: producer, sink: sink)
+            // The top layer first: the consumer starts on it and drops the other two.
+            for (layer, ssrc) in [(2, UInt32(0x12)), (1, 0x11), (0, 0x10)] {
+                RetransmissionTests.receive(producer, RetransmissionTests.vp8(ssrc: ssrc, sequence: 100, keyframe: true), layer: layer)
+            }
+            #expect(consumer.selector?.current == 2 && sink.packets.count == 1)
+            consumer.setCeiling(0, overflows: overflows)
+            RetransmissionTests.receive(producer, RetransmissionTests.vp8(ssrc: 0x12, sequence: 101), layer: 2, at: 10)
+            RetransmissionTests.receive(producer, RetransmissionTests.vp8(ssrc: 0x10, sequence: 101), layer: 0, at: 10)
+            #expect(sink.packets.count == (overflows ? 1 : 2), "the top layer goes on only while the link is merely short")
+            RetransmissionTests.receive(producer, RetransmissionTests.vp8(ssrc: 0x10, sequence: 102, keyframe: true), layer: 0, at: 20)
+            let sent = sink.packets.map { RTPFixedFields.peek($0).sequenceNumber }
+            #expect(sent.count == (overflows ? 2 : 3) && consumer.selector?.current == 0)
+            #expect(sent.last == sent[sent.count - 2] &+ 1, "no gap for the subscriber to ask about")
+        }
+    }
 }
 
 extension RTPFixedFields {

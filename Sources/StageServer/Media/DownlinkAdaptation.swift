@@ -28,6 +28,11 @@ final class DownlinkAdaptation {
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
+    /// Loss at which the link is taken to overflow now, not just to be a little short: GCC's
+    /// loss-based controller decreases above a tenth (draft-ietf-rmcat-gcc-02 §6). A layer moved
+    /// down on such a link stops at once: what is still sent of it is mostly lost, and it
+    /// queues ahead of the lower layer's keyframe.
+    static let overflowLoss = 0.1
 
     private let eventLoop: (any EventLoop)?
     /// A probe under way: padding at `bitsPerSecond` from `consumer`, judged by the first report after `until`.
@@ -134,7 +139,8 @@ final class DownlinkAdaptation {
             // While probing, or blocked after a failed probe, the step is not taken (with RTX).
             if probe != nil || consumers.values.contains(where: \.canProbe) { upgradesAllowed = false }
         }
-        allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed, now: now)
+        allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed,
+                 overflows: loss >= Self.overflowLoss, now: now)
         // A probe's success is spent on this report's allocation or lost: it said the link carried
         // the next step then, not later (a link that narrowed since would take the step untried).
         probeSucceeded = false
@@ -193,8 +199,10 @@ final class DownlinkAdaptation {
     /// Lets the probe task end with the adaptation instead of keeping it alive.
     private struct WeakAdaptation { weak var adaptation: DownlinkAdaptation? }
 
-    /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling.
-    private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, upgradesAllowed: Bool, now: ContinuousClock.Instant) {
+    /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling; on a
+    /// link that `overflows`, a layer moved down stops at once instead of at the lower one's keyframe.
+    private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, upgradesAllowed: Bool, overflows: Bool,
+                          now: ContinuousClock.Instant) {
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: Consumer] = [:]
         for consumer in consumers.values where consumer.selector != nil {
@@ -208,7 +216,7 @@ final class DownlinkAdaptation {
             if let before = consumer.selector?.ceiling ?? consumer.selector?.current, layer != before {
                 (layer > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment()
             }
-            consumer.setCeiling(layer)
+            consumer.setCeiling(layer, overflows: overflows)
         }
     }
 }
