@@ -18,6 +18,7 @@ struct NetworkBench: ParsableCommand {
         case uplinkStep = "uplink-step"
         case rttLoss = "rtt-loss"
         case jitterLoss = "jitter-loss"
+        case manySubscribers = "many-subscribers"
 
         var summary: String {
             switch self {
@@ -25,6 +26,7 @@ struct NetworkBench: ParsableCommand {
             case .uplinkStep: "a Chromium WHIP publisher's uplink 2.5 Mbps → 300 kbps → back with transport-cc; reference: REMB only"
             case .rttLoss: "200 ms RTT and 1 % loss on both legs of a CLI host and guest; reference: --no-loss-repair"
             case .jitterLoss: "5 % loss and 40 ± 10 ms jitter on both legs for 60 s; reference: --no-loss-repair"
+            case .manySubscribers: "20 CLI guests on 150 kbps and 3 Mbps links in turn, then all 150 kbps; reference: --no-downlink-adaptation"
             }
         }
 
@@ -35,6 +37,7 @@ struct NetworkBench: ParsableCommand {
             case .uplinkStep: ["bench_uplink_step.py"]
             case .rttLoss: ["bench_bad_links.py", "--scenario", "rtt"]
             case .jitterLoss: ["bench_bad_links.py", "--scenario", "jitter"]
+            case .manySubscribers: ["bench_many_subscribers.py"]
             }
         }
     }

@@ -12,9 +12,11 @@ once the allocator's 20 % margin and its probe's headroom were paid), closer tha
 link's cap separates reliably; a camera's layers differ 3–4×.
 
 MANY_SUBSCRIBERS guests (6 by default, so CI stays within its time on 2 cores; 20 for the
-benchmark, `MANY_SUBSCRIBERS=20 pytest -s Tests/interop/test_many_subscribers.py`)."""
+benchmark, `MANY_SUBSCRIBERS=20 pytest -s Tests/interop/test_many_subscribers.py`, and
+bench_many_subscribers.py draws the 20-guest run beside one without adaptation)."""
 import os
 import time
+from types import SimpleNamespace
 
 from offnet import LabServer, Participant, counter_samples
 from test_dynacast import _cpu_seconds, _layers
@@ -24,6 +26,8 @@ SUBSCRIBERS = int(os.environ.get("MANY_SUBSCRIBERS", "6"))
 # Downlink caps and the layer width each carries.
 CAPS = [(150_000, 320), (3_000_000, 1280)]
 SETTLE_SECONDS = 25
+# How long the links stay narrowed when the run does not wait for the host to encode q alone.
+NARROWED_SECONDS = 25
 CPU_SECONDS = 8
 
 
@@ -47,11 +51,15 @@ def _host_cpu(host, seconds):
     return (_cpu_seconds(pid) - before) / (time.monotonic() - started)
 
 
-def test_each_subscriber_gets_the_layer_its_link_carries_and_the_host_encodes_only_those(netlab, tmp_path):
+def run(netlab, tmp_path, subscribers, server_args=(), wait_for_q_alone=True):
+    """One run: `subscribers` guests on alternating caps for SETTLE_SECONDS, then every link
+    narrowed until the host encodes q alone (or, with `wait_for_q_alone` false, for
+    NARROWED_SECONDS). Returns the participants (left), the widths each guest decoded at the
+    end of both phases, the host's layers and CPU, and when the links narrowed."""
     srv = netlab.public_host("srv")
-    server = LabServer(netlab, srv, tmp_path).start()
+    server = LabServer(netlab, srv, tmp_path, list(server_args)).start()
     host_box = netlab.public_host("host")
-    boxes = [netlab.public_host(f"g{index}", shaped=True) for index in range(SUBSCRIBERS)]
+    boxes = [netlab.public_host(f"g{index}", shaped=True) for index in range(subscribers)]
     for index, box in enumerate(boxes):
         netlab.shape(box, "down", rate_bps=CAPS[index % len(CAPS)][0], queue_ms=100)
     for box in [srv, host_box, *boxes]:
@@ -66,18 +74,32 @@ def test_each_subscriber_gets_the_layer_its_link_carries_and_the_host_encodes_on
     try:
         for guest in guests:
             guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "host")), 60, "the host's streams")
+        joined = time.time()
         time.sleep(SETTLE_SECONDS)
         widths = [_width(guest) for guest in guests]
         layers_mixed = _host_layers(host)
         cpu_mixed = _host_cpu(host, CPU_SECONDS)
         for box in boxes:
             netlab.shape(box, "down", rate_bps=CAPS[0][0], queue_ms=100)
-        host.wait_for(lambda p: _host_layers(p) == {"q"}, 45, "the host encoding q alone")
+        narrowed = time.time()
+        if wait_for_q_alone:
+            host.wait_for(lambda p: _host_layers(p) == {"q"}, 45, "the host encoding q alone")
+        else:
+            time.sleep(NARROWED_SECONDS)
         narrowed_widths = [_width(guest) for guest in guests]
         cpu_narrow = _host_cpu(host, CPU_SECONDS)
     finally:
         for participant in [*guests, host]:
             participant.leave()
+        server.stop()
+    return SimpleNamespace(host=host, guests=guests, joined=joined, narrowed=narrowed, ended=time.time(), widths=widths,
+                           layers_mixed=layers_mixed, cpu_mixed=cpu_mixed, narrowed_widths=narrowed_widths, cpu_narrow=cpu_narrow)
+
+
+def test_each_subscriber_gets_the_layer_its_link_carries_and_the_host_encodes_only_those(netlab, tmp_path):
+    result = run(netlab, tmp_path, SUBSCRIBERS)
+    widths, layers_mixed, cpu_mixed = result.widths, result.layers_mixed, result.cpu_mixed
+    narrowed_widths, cpu_narrow, guests = result.narrowed_widths, result.cpu_narrow, result.guests
     expected = [CAPS[index % len(CAPS)][1] for index in range(SUBSCRIBERS)]
     decode_errors = [max((n for _, n in counter_samples(guest, "host", "decodeErrors")), default=None) for guest in guests]
     print(f"{SUBSCRIBERS} subscribers, caps {[c for c, _ in CAPS]} bps in turn: decoded widths {widths} "
