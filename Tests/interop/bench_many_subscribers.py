@@ -69,10 +69,11 @@ def main():
         frames = [counter_samples(g, "host", "framesDecoded") for g in result.guests]
         narrow_rates = [round(_rate(f, *mixed), 1) for f, n in zip(frames, narrow) if n]
         wide_rates = [round(_rate(f, *mixed), 1) for f, n in zip(frames, narrow) if not n]
+        host_layers = _host_layers(result.host)
         print(f"[{name}] {args.subscribers} guests, caps {[c for c, _ in CAPS]} bps in turn: widths at the end of the mixed "
               f"phase {result.widths}; frames a second per guest while mixed: narrow links {narrow_rates}, wide links {wide_rates}; "
               f"host encoded {sorted(result.layers_mixed or [])} ({result.cpu_mixed:.2f} CPU s/s); every link narrowed: "
-              f"widths {result.narrowed_widths}, host {sorted(_host_layers(result.host)[-1][1]) if _host_layers(result.host) else None} "
+              f"widths {result.narrowed_widths}, host {sorted(host_layers[-1][1]) if host_layers else None} "
               f"({result.cpu_narrow:.2f} CPU s/s)")
 
     figure, axes = plt.subplots(4, 1, figsize=(10, 11), sharex=True)
