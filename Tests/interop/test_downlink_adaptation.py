@@ -260,11 +260,19 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
         f"; freezes {last.get('freezeCount')} ({last.get('totalFreezesDuration', 0):.1f} s), PLIs {last.get('pliCount')}")
     print("[Chromium] server timeline (seconds from the drop: layer/estimate bucket): "
           + " ".join(f"{t - dropped:+.0f}s:{layer}/{bucket}" for t, layer, bucket in timeline.samples))
+    # When each freeze ended (its stats count a freeze once it is over) and how long it was.
+    sampled = stats()
+    freezes = [(after["time"] - dropped, after.get("totalFreezesDuration", 0) - before.get("totalFreezesDuration", 0))
+               for before, after in zip(sampled, sampled[1:]) if after.get("freezeCount", 0) > before.get("freezeCount", 0)]
+    print("[Chromium] freezes (seconds from the drop it was counted at: seconds frozen): "
+          + (" ".join(f"{t:+.1f}s:{d:.1f}" for t, d in freezes) or "none"))
     assert top_before >= 1280, "never on the top layer on the wide link"
     assert down_after is not None and down_after <= 5, "did not move down to the layer that fits"
-    # Chromium stalls longer than the CLI where the move down lands: the keyframe of the lower
-    # layer queues behind what the full link still holds and is often lost and asked for again
-    # (a PLI); 1–3 s seen over five runs. The benchmark's bar (no freeze over 1 s) is not met here.
+    # Chromium stalled 1–3 s where the move down lands while the server kept sending the top
+    # layer until the lower one's keyframe; since that layer stops at once on an overflowing
+    # link, 1.0 s (by the 1 s sampling) in three runs of four and 3.0 s in the fourth (a 3.1 s
+    # freeze after the second move down, with a PLI). The benchmark's bar (no freeze over 1 s)
+    # is not held here.
     assert stall <= 4.5, "froze while the link was narrow"
     # With abs-send-time its REMB tracks the link, and bounds the estimate only when it falls
     # (over-use): back on the top layer 0.8–4.8 s after the link widened in most runs, but 24.9 s
