@@ -49,9 +49,23 @@ public struct SigV4Authorization: Sendable, Hashable {
         guard scope.count == 5, scope[4] == "aws4_request" else {
             return .failure(.init("Credential must be <key>/<date>/<region>/<service>/aws4_request"))
         }
+        let signedHeaders = signed.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        if let bad = signedHeaders.first(where: { !isLowercaseToken($0) }) {
+            return .failure(.init("SignedHeaders must be lowercase header names (RFC 9110 §5.1 tokens) separated by ';': '\(bad)'"))
+        }
         return .success(SigV4Authorization(
             accessKeyId: scope[0], date: scope[1], region: scope[2], service: scope[3],
-            signedHeaders: signed.split(separator: ";").map(String.init), signature: signature))
+            signedHeaders: signedHeaders, signature: signature))
+    }
+
+    /// A header field name as a signer writes it: a non-empty RFC 9110 §5.6.2 token, lowercased.
+    private static func isLowercaseToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
     }
 
     var scope: String { "\(date)/\(region)/\(service)/aws4_request" }
