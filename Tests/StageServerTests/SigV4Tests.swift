@@ -223,23 +223,6 @@ import Testing
         // Malformed: a field with no '='.
         Tamper(name: "malformed Authorization: field without '='",
                change: { SigV4Tests.editAuthorization(&$0) { $0 + ", Junk" } }, reason: "has no '='"),
-        // Malformed: a signed header name that is no lowercase token (the fuzzer's finding: a
-        // name with a NUL and a trailing space did not survive rendering and parsing again).
-        Tamper(name: "malformed Authorization: signed header name with a space",
-               change: { SigV4Tests.editAuthorization(&$0) { $0.replacingOccurrences(of: "host;", with: "host ;") } },
-               reason: "SignedHeaders must be lowercase header names"),
-        Tamper(name: "malformed Authorization: signed header name with a NUL",
-               change: { SigV4Tests.editAuthorization(&$0) { $0.replacingOccurrences(of: "host;", with: "ho\0st;") } },
-               reason: "SignedHeaders must be lowercase header names"),
-        Tamper(name: "malformed Authorization: signed header name in capitals",
-               change: { SigV4Tests.editAuthorization(&$0) { $0.replacingOccurrences(of: "host;", with: "Host;") } },
-               reason: "SignedHeaders must be lowercase header names"),
-        Tamper(name: "malformed Authorization: empty signed header name",
-               change: { SigV4Tests.editAuthorization(&$0) { $0.replacingOccurrences(of: "host;", with: "host;;") } },
-               reason: "SignedHeaders must be lowercase header names"),
-        Tamper(name: "malformed Authorization: signed header name with '='",
-               change: { SigV4Tests.editAuthorization(&$0) { $0.replacingOccurrences(of: "host;", with: "host=1;") } },
-               reason: "SignedHeaders must be lowercase header names"),
         // The verifier's clock is 20 minutes after the signing time.
         Tamper(name: "X-Amz-Date 20 minutes in the past", clockOffset: 20 * 60, reason: "signature expired"),
         // The verifier's clock is 20 minutes before the signing time.
@@ -263,7 +246,18 @@ import Testing
                signingHeaders: [(name: "Content-Type", value: "application/json")],
                change: { $0.headers.append((name: "Host", value: "127.0.0.1:8080")) },
                reason: "the host header must be signed"),
-    ]
+    ] + badSignedHeaderNames
+
+    /// Signed header names that are no lowercase token (the fuzzer's finding: a name with a NUL
+    /// and a trailing space did not survive rendering and parsing again): `host;` becomes each.
+    static let badSignedHeaderNames: [Tamper] = [
+        ("with a space", "host ;"), ("with a NUL", "ho\0st;"), ("in capitals", "Host;"),
+        ("empty", "host;;"), ("with '='", "host=1;"),
+    ].map { name, replacement in
+        Tamper(name: "malformed Authorization: signed header name \(name)",
+               change: { SigV4Tests.editAuthorization(&$0) { $0.replacingOccurrences(of: "host;", with: replacement) } },
+               reason: "SignedHeaders must be lowercase header names")
+    }
 
     @Test(arguments: tampered)
     func verifyRefuses(_ tamper: Tamper) {

@@ -21,6 +21,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from bench_plot import save_figure  # noqa: E402
 from netlab import NetLab  # noqa: E402
 from offnet import _at, counter_samples  # noqa: E402
+from test_dynacast import _layers  # noqa: E402
 from test_many_subscribers import CAPS, run  # noqa: E402
 
 RIDS = ("q", "h", "f")
@@ -32,7 +33,7 @@ def _host_layers(host):
     for status in host.objects():
         if status.get("event") == "status" and status.get("isLocal") == "true" and status.get("kind") == "video":
             at = datetime.datetime.fromisoformat(status["time"].replace("Z", "+00:00")).timestamp()
-            points.append((at, set(filter(None, status.get("activeLayers", "").split(",")))))
+            points.append((at, _layers(status) or set()))
     return points
 
 
