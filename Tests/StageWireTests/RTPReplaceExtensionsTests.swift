@@ -42,6 +42,35 @@ import Testing
         #expect(Array(bytes[parsed.payload]) == [0xAA, 0xBB, 0xCC])
     }
 
+    @Test("RFC 8285 §4.2: two elements (abs-send-time, then a transport-wide sequence number) share one padded block")
+    func writesTwoElements() throws {
+        let destination = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
+        defer { destination.deallocate() }
+        let written = MediaFixtures.chromeVP8Keyframe.withUnsafeBytes { source in
+            RTPHeader.copy(source, replacingExtensionsWith: (id: 3, value: RTPAbsSendTime(value: 0x12_3456)),
+                           and: (id: 5, value: RTPTransportSequenceNumber(value: 0x0102)), into: destination)
+        }
+        let bytes = Array(destination[..<(try #require(written))])
+        #expect(Array(bytes[12..<24]) == [0xBE, 0xDE, 0x00, 0x02, 0x32, 0x12, 0x34, 0x56, 0x51, 0x01, 0x02, 0x00])
+        let original = try RTPHeader.parse(MediaFixtures.chromeVP8Keyframe)
+        let (header, payload) = try RTPHeader.parse(bytes)
+        #expect(try header.extensionValue(RTPTransportSequenceNumber.self, id: 5, in: bytes.withUnsafeBytes { $0 })?.value == 0x0102)
+        #expect(Array(bytes[payload]) == Array(MediaFixtures.chromeVP8Keyframe[original.payload]))
+    }
+
+    @Test("Refused: two elements under one ID, or one outside 1…14")
+    func refusesTwoElementsThatCannotBeTold() {
+        let destination = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
+        defer { destination.deallocate() }
+        for (first, second) in [(UInt8(4), UInt8(4)), (4, 15), (0, 4)] {
+            let written = MediaFixtures.chromeVP8Keyframe.withUnsafeBytes { source in
+                RTPHeader.copy(source, replacingExtensionsWith: (id: first, value: RTPAbsSendTime(value: 1)),
+                               and: (id: second, value: RTPTransportSequenceNumber(value: 2)), into: destination)
+            }
+            #expect(written == nil, "IDs \(first) and \(second)")
+        }
+    }
+
     @Test("Refused: what its header's lengths do not fit, IDs outside 1…14, a destination too small", arguments: [
         ("shorter than the fixed header", Array(MediaFixtures.chromeVP8Keyframe.prefix(11)), UInt8(3), 2048),
         ("X set, extension header cut", Array(MediaFixtures.chromeVP8Keyframe.prefix(14)), 3, 2048),

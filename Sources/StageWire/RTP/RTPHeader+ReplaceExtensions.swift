@@ -13,8 +13,47 @@ extension RTPHeader {
         _ packet: UnsafeRawBufferPointer, replacingExtensionsWith id: UInt8, value: some RTPHeaderExtensionValue,
         into destination: UnsafeMutableRawBufferPointer
     ) -> Int? {
-        let valueSize = value.marshalSize
-        guard (1...14).contains(id), (1...16).contains(valueSize), packet.count >= fixedSize else { return nil }
+        guard fitsOneByteForm(id: id, size: value.marshalSize) else { return nil }
+        return copy(packet, elementBytes: 1 + value.marshalSize, into: destination) { body in
+            writeElement(id: id, value: value, at: body, in: destination)
+        }
+    }
+
+    /// The same with two elements, `first` then `second` (e.g. abs-send-time and a transport-wide
+    /// sequence number); nil also when both have the same ID.
+    public static func copy<First: RTPHeaderExtensionValue, Second: RTPHeaderExtensionValue>(
+        _ packet: UnsafeRawBufferPointer, replacingExtensionsWith first: (id: UInt8, value: First),
+        and second: (id: UInt8, value: Second), into destination: UnsafeMutableRawBufferPointer
+    ) -> Int? {
+        let firstSize = first.value.marshalSize, secondSize = second.value.marshalSize
+        guard fitsOneByteForm(id: first.id, size: firstSize), fitsOneByteForm(id: second.id, size: secondSize),
+              first.id != second.id else { return nil }
+        return copy(packet, elementBytes: 2 + firstSize + secondSize, into: destination) { body in
+            let next = writeElement(id: first.id, value: first.value, at: body, in: destination)
+            return writeElement(id: second.id, value: second.value, at: next, in: destination)
+        }
+    }
+
+    private static func fitsOneByteForm(id: UInt8, size: Int) -> Bool {
+        (1...14).contains(id) && (1...16).contains(size)
+    }
+
+    /// Writes one one-byte-form element at `offset`; returns the offset after it.
+    @inline(__always) @discardableResult
+    private static func writeElement(id: UInt8, value: some RTPHeaderExtensionValue, at offset: Int,
+                                     in destination: UnsafeMutableRawBufferPointer) -> Int {
+        let size = value.marshalSize
+        destination[offset] = id << 4 | UInt8(size - 1)
+        value.write(to: UnsafeMutableRawBufferPointer(rebasing: destination[(offset + 1)..<(offset + 1 + size)]))
+        return offset + 1 + size
+    }
+
+    /// Copies header and payload around a new one-byte-form block of `elementBytes` (padded to
+    /// words) that `writeElements` fills from the offset it is given; returns the offset after them.
+    @inline(__always)
+    private static func copy(_ packet: UnsafeRawBufferPointer, elementBytes: Int, into destination: UnsafeMutableRawBufferPointer,
+                             writeElements: (Int) -> Int) -> Int? {
+        guard packet.count >= fixedSize else { return nil }
         let csrcEnd = fixedSize + 4 * Int(packet[0] & 0x0F)
         var payloadStart = csrcEnd
         if packet[0] & RTPHeaderBits.extensionMask != 0 {
@@ -23,7 +62,7 @@ extension RTPHeader {
             payloadStart = csrcEnd + extensionHeaderSize + 4 * words
         }
         guard payloadStart <= packet.count else { return nil }
-        let bodySize = (1 + valueSize + 3) / 4 * 4
+        let bodySize = (elementBytes + 3) / 4 * 4
         let blockEnd = csrcEnd + extensionHeaderSize + bodySize
         let length = blockEnd + packet.count - payloadStart
         guard destination.count >= length else { return nil }
@@ -34,10 +73,8 @@ extension RTPHeader {
         destination[csrcEnd + 1] = UInt8(truncatingIfNeeded: profile)
         destination[csrcEnd + 2] = UInt8(truncatingIfNeeded: (bodySize / 4) >> 8)
         destination[csrcEnd + 3] = UInt8(truncatingIfNeeded: bodySize / 4)
-        let body = csrcEnd + extensionHeaderSize
-        destination[body] = id << 4 | UInt8(valueSize - 1)
-        value.write(to: UnsafeMutableRawBufferPointer(rebasing: destination[(body + 1)..<(body + 1 + valueSize)]))
-        UnsafeMutableRawBufferPointer(rebasing: destination[(body + 1 + valueSize)..<blockEnd]).initializeMemory(as: UInt8.self, repeating: 0)
+        let elementsEnd = writeElements(csrcEnd + extensionHeaderSize)
+        UnsafeMutableRawBufferPointer(rebasing: destination[elementsEnd..<blockEnd]).initializeMemory(as: UInt8.self, repeating: 0)
         UnsafeMutableRawBufferPointer(rebasing: destination[blockEnd..<length])
             .copyMemory(from: UnsafeRawBufferPointer(rebasing: packet[payloadStart...]))
         return length
