@@ -1,4 +1,3 @@
-import StageSFU
 import StageWire
 import Testing
 

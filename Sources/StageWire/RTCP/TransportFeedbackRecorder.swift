@@ -1,10 +1,9 @@
-public import StageWire
-
 /// The receive side of transport-wide congestion control
-/// (draft-holmer-rmcat-transport-wide-cc-extensions-01): records when each of a publisher's
+/// (draft-holmer-rmcat-transport-wide-cc-extensions-01): records when each of a sender's
 /// packets arrived, by its transport-wide sequence number (§2), and turns the arrivals since the
-/// last call into transport-cc feedback (§3.1), which the publisher's send-side estimator (GCC
-/// in browsers) reads its link from.
+/// last call into transport-cc feedback (§3.1), which the sender's estimator (GCC in browsers,
+/// the SFU's per-subscriber estimate) reads its link from. The server keeps one per publisher,
+/// the SDK one per subscribe connection.
 ///
 /// Arrivals go into a ring of `window` slots starting at the first sequence number not yet
 /// reported: recording allocates nothing, and a sender that jumps its sequence numbers cannot
