@@ -22,18 +22,28 @@
 ///   next layer up: trying it is the probe); beyond both, an estimate far above the traffic
 ///   would tell nothing, so it is not raised further.
 /// - Between: unchanged.
+///
+/// With transport-cc feedback from the subscriber, the delay-based half runs too
+/// (`DelayTrendline`): at over-use the estimate drops to `overuseFactor` × what arrived lately
+/// (GCC's decrease, §5.5), the next report's loss cuts nothing more, and while the delay is not
+/// steady the estimate is not raised.
 public struct DownlinkEstimator: Sendable {
     public static let minimum = 100_000
     public static let maximum = 20_000_000
     /// GCC increases by 8 % a second; faster here, because layers are coarse steps and a
     /// subscriber back on a good link should see the top layer within seconds.
     public static let increaseFactor = 1.3
+    /// GCC's β: the share of the arrived rate an over-used link is given.
+    public static let overuseFactor = 0.85
 
     /// Starts at the maximum: until a report says otherwise, every layer fits (what the SFU
     /// did before it estimated anything).
     public private(set) var estimate: Int = DownlinkEstimator.maximum
     /// The subscriber's own estimate (REMB), if it sends one.
     public private(set) var receiverEstimate: Int?
+    /// The delay cut the estimate since the last receiver report: that report's loss is the same
+    /// over-use, already answered from what arrived (the better measure), and cuts nothing more.
+    private var cutByDelay = false
     /// Its last REMB fell (by more than 5 %), or was its first: it is not ramping up.
     private var receiverEstimateFell = false
 
@@ -41,16 +51,29 @@ public struct DownlinkEstimator: Sendable {
 
     /// A receiver report's loss over an interval in which `sentBitrate` was sent to the subscriber.
     /// - Parameter wanted: the rate the allocator would try next (0: none).
-    public mutating func receiverReport(fractionLost: Double, sentBitrate: Int, wanted: Int = 0) {
+    /// - Parameter delaySteady: false while the delay-based detector sees the queue grow or drain: no increase then.
+    public mutating func receiverReport(fractionLost: Double, sentBitrate: Int, wanted: Int = 0, delaySteady: Bool = true) {
         let loss = min(max(fractionLost, 0), 1)
-        if loss > 0.10 {
+        defer { cutByDelay = false }
+        if loss > 0.10, !cutByDelay {
             let delivered = Int((Double(sentBitrate) * (1 - loss)).rounded())
             estimate = min(Int((Double(estimate) * (1 - 0.5 * loss)).rounded()), max(delivered, Self.minimum))
-        } else if loss < 0.02, sentBitrate * 2 >= estimate || estimate < wanted {
+        } else if loss < 0.02, delaySteady, sentBitrate * 2 >= estimate || estimate < wanted {
             estimate = Int((Double(estimate) * Self.increaseFactor).rounded())
         }
         let overUsed = receiverEstimateFell && (receiverEstimate.map { $0 < sentBitrate } ?? false)
         estimate = min(max(estimate, Self.minimum), overUsed ? receiverEstimate ?? Self.maximum : Self.maximum, Self.maximum)
+    }
+
+    /// The delay says the link is over-used and `ackedBitrate` arrived lately: down to
+    /// `overuseFactor` of that, if lower. Returns whether the estimate fell.
+    @discardableResult
+    public mutating func delayOverused(ackedBitrate: Int) -> Bool {
+        let decreased = max(Int((Double(ackedBitrate) * Self.overuseFactor).rounded()), Self.minimum)
+        guard decreased < estimate else { return false }
+        estimate = decreased
+        cutByDelay = true
+        return true
     }
 
     /// The subscriber's latest REMB; the next receiver report weighs it against what was sent.
