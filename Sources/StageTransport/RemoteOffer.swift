@@ -33,12 +33,12 @@ public struct RemoteOffer: Sendable {
     public enum StreamKindName: String, Sendable { case audio, video }
 
     /// Header extensions this SFU reads (RFC 8843 mid, RFC 8852 rid/repaired-rid); it also
-    /// writes abs-send-time on video it sends, where offered.
+    /// writes abs-send-time on video it sends and transport-cc on all it sends, where offered.
     public static let supportedExtensions = [
         RTPExtensionURI.mid, RTPExtensionURI.rtpStreamID, RTPExtensionURI.repairedRTPStreamID,
     ]
     /// RTCP feedback this SFU honours (RFC 4585 nack and pli, RFC 5104 fir) or sends (REMB; and
-    /// transport-cc to a sender that offers its header extension).
+    /// transport-cc to a sender that offers its header extension, or reads it from a receiver).
     static let supportedFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb"]
 
     public let description: SessionDescription
@@ -103,6 +103,13 @@ public struct RemoteOffer: Sendable {
         if sends, let id = media.extensionID(for: RTPExtensionURI.transportWideCC), (1...255).contains(id) {
             extensions[RTPExtensionURI.transportWideCC] = id
         }
+        // And on what we send, when the remote offers to report it (`a=rtcp-fb … transport-cc`):
+        // our estimate of its downlink reads its feedback. One-byte IDs, as for abs-send-time.
+        let reportsArrivals = media.rtcpFeedback(for: codec.payloadType).contains { $0.type == "transport-cc" && $0.parameter == nil }
+        if direction == .recvonly || direction == .sendrecv, reportsArrivals,
+           let id = media.extensionID(for: RTPExtensionURI.transportWideCC), (1...14).contains(id) {
+            extensions[RTPExtensionURI.transportWideCC] = id
+        }
         let rids = media.rids.filter { $0.direction == .send }.map(\.id)
         let order = media.simulcast?.sendRIDs ?? rids
         return Section(
@@ -115,7 +122,7 @@ public struct RemoteOffer: Sendable {
             extensions: extensions,
             feedback: media.rtcpFeedback(for: codec.payloadType).filter { feedback in
                 supportedFeedback.contains(feedback.parameter.map { "\(feedback.type) \($0)" } ?? feedback.type)
-                    || (sends && extensions[RTPExtensionURI.transportWideCC] != nil && feedback.type == "transport-cc"
+                    || (extensions[RTPExtensionURI.transportWideCC] != nil && feedback.type == "transport-cc"
                         && feedback.parameter == nil)
             },
             streamID: media.msids.first?.streamID, trackID: media.msids.first?.trackID)

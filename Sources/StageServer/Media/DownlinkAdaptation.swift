@@ -14,8 +14,31 @@ import StageWire
 /// once the subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`).
 /// Until a probe passes, no layer goes up. Subscribers without RTX move up untried (the move
 /// is the probe).
+///
+/// A subscriber that sends transport-cc feedback (Chromium) is also judged by its delay, as GCC
+/// in a browser judges its own uplink: each feedback packet's arrivals go through
+/// `DelayTrendline`, and at over-use the estimate drops to what arrived lately
+/// (`RecentRate`) and the layers are reallocated at once, without waiting for the next
+/// receiver report (a second or so); a probe under way fails. A link that narrows is seen in
+/// its queue within a few feedback packets, before it drops anything.
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
+    /// Numbers and send times of what the subscriber was sent, if it negotiated transport-cc.
+    private let sendHistory: TransportSendHistory?
+    private var trendline = DelayTrendline()
+    /// What arrived lately (by the subscriber's clock), and what was sent of the packets its
+    /// feedback reports over as long (by ours).
+    private var arrivedRate = RecentRate()
+    private var reportedSentRate = RecentRate()
+    /// Packets the feedback reported received and lost since the delay last became steady: the
+    /// loss during an over-use, which says whether the link overflows.
+    private var overuseArrivals = (received: 0, lost: 0)
+    private var lastOveruseCut: ContinuousClock.Instant?
+    /// How often an over-use that goes on cuts the estimate again: the rate that arrived during
+    /// the first cut still held some of the wide link's.
+    static let overuseCutInterval: Duration = .milliseconds(200)
+    /// An over-use cuts the estimate only while what arrived is under this share of what was sent.
+    static let linkLimitedShare = 0.9
     private var allocator = StreamAllocator()
     /// What had been sent at the previous report: (when, packets, octets) over all consumers.
     private var lastSent: (at: ContinuousClock.Instant, packets: Int, octets: Int)?
@@ -28,6 +51,8 @@ final class DownlinkAdaptation {
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
+    /// The same beyond a whole RTP packet (what `TransportSendHistory` keeps): SRTP tag, UDP/IPv4.
+    static let transportOverheadPerPacket = 10 + 28
     /// Loss at which the link is taken to overflow now, not just to be a little short: GCC's
     /// loss-based controller decreases above a tenth (draft-ietf-rmcat-gcc-02 §6). A layer moved
     /// down on such a link stops at once: what is still sent of it is mostly lost, and it
@@ -67,8 +92,9 @@ final class DownlinkAdaptation {
     private var lastAnnounced: (at: ContinuousClock.Instant, bitsPerSecond: Int)?
     static let announceInterval: Duration = .seconds(1)
 
-    init(eventLoop: (any EventLoop)?) {
+    init(eventLoop: (any EventLoop)?, sendHistory: TransportSendHistory? = nil) {
         self.eventLoop = eventLoop
+        self.sendHistory = sendHistory
     }
 
     deinit { probeTask?.cancel() }
@@ -83,6 +109,50 @@ final class DownlinkAdaptation {
         guard probeSchedule.nacked(count: nackedLoss.count - before, sentSinceStart: sent, now: now) else { return }
         stopProbe()
         MediaMetrics.shared.probesGivenUp.increment()
+    }
+
+    /// The subscriber's transport-cc feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01
+    /// §3.1): when what we sent it arrived. At over-use, the estimate drops to
+    /// `DownlinkEstimator.overuseFactor` of what arrived lately and the layers follow now.
+    func transportFeedback(_ feedback: RTCPTransportCCFeedback, consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
+        // No more packets than are remembered can be in flight: a report of more is not read.
+        guard let sendHistory, Int(feedback.packetStatusCount) <= TransportSendHistory.capacity else { return }
+        for packet in sendHistory.match(feedback) {
+            let size = packet.size + Self.transportOverheadPerPacket
+            reportedSentRate.add(size: size, at: packet.sentAt)
+            guard let arrivedAt = packet.arrivedAt else {
+                overuseArrivals.lost += 1
+                continue
+            }
+            overuseArrivals.received += 1
+            trendline.packet(sentAt: packet.sentAt, arrivedAt: arrivedAt)
+            arrivedRate.add(size: size, at: arrivedAt)
+        }
+        guard trendline.usage == .overusing else {
+            overuseArrivals = (0, 0)
+            lastOveruseCut = nil
+            return
+        }
+        // The link is the limit only while less arrives than is sent into it: a queue that grew
+        // before a layer was stopped still reads as over-use, and cutting to what arrived while
+        // little was sent would leave the estimate below the lowest layer.
+        guard lastOveruseCut.map({ now - $0 >= Self.overuseCutInterval }) ?? true,
+              let arrived = arrivedRate.bitsPerSecond, let sent = reportedSentRate.bitsPerSecond,
+              Double(arrived) < Self.linkLimitedShare * Double(sent) else { return }
+        lastOveruseCut = now
+        MediaMetrics.shared.delayOveruses.increment()
+        if probe != nil {
+            stopProbe()
+            MediaMetrics.shared.probesGivenUp.increment()
+            probeSchedule.ended(passed: false, now: now)
+        }
+        guard estimator.delayOverused(ackedBitrate: arrived) else { return }
+        weighed = true
+        let total = overuseArrivals.received + overuseArrivals.lost
+        let loss = total > 0 ? Double(overuseArrivals.lost) / Double(total) : 0
+        allocate(consumers: consumers, videoBudget: estimator.estimate - Self.fixedCost(consumers), upgradesAllowed: false,
+                 overflows: loss >= Self.overflowLoss, now: now)
+        announceEstimate(now: now)
     }
 
     /// A report from the subscriber: its blocks about our streams and its REMB, if any.
@@ -120,7 +190,7 @@ final class DownlinkAdaptation {
         // the allocator's next step would need.
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
-        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted)
+        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: trendline.usage == .normal)
         weighed = true
         if let running = probe, now >= running.until {
             stopProbe()

@@ -1,32 +1,58 @@
+import StageSFU
 import StageTransport
 import StageWire
 
 /// How one consumer's packets reach its subscriber: as the publisher sent them, or — when the
-/// subscriber negotiated abs-send-time — with the publisher's header extensions replaced by
-/// abs-send-time under the subscriber's ID, stamped as the packet leaves. A receiver without
-/// transport-cc (aiortc) needs it for its delay-based estimate, which it reports as REMB
-/// (draft-alvestrand-rmcat-remb-03; webrtc.org abs-send-time).
+/// subscriber negotiated abs-send-time or transport-cc — with the publisher's header extensions
+/// replaced by ours under the subscriber's IDs, stamped as the packet leaves:
+/// - abs-send-time, for a receiver that estimates its downlink itself and reports it as REMB
+///   (aiortc; draft-alvestrand-rmcat-remb-03, webrtc.org abs-send-time);
+/// - a transport-wide sequence number from the subscriber's one counter, remembered with the
+///   time it left and its size, for our own estimate of its downlink from its transport-cc
+///   feedback (Chromium; draft-holmer-rmcat-transport-wide-cc-extensions-01).
 struct ForwardedPacketWriter {
     /// The subscriber's abs-send-time extension ID (RFC 8285 one-byte form, 1…14), if negotiated.
     let absSendTimeID: UInt8?
+    /// Its transport-cc extension ID (1…14) and the numbering its streams share, if negotiated.
+    let transportWide: (id: UInt8, history: TransportSendHistory)?
 
-    /// Bytes the replaced block can add: its 4-byte header and one 4-byte word.
-    static let maximumGrowth = 8
+    /// Bytes the replaced block can add: its 4-byte header and two words of elements.
+    static let maximumGrowth = 12
 
     /// Copies `packet` into the peer's send buffer, lets `rewrite` change the copy's header, and
     /// protects and sends it. False when it was not sent (counted by the peer).
     func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, on peer: MediaPeer) -> Bool {
-        guard let absSendTimeID else { return peer.sendRTP(packet, rewrite: rewrite) }
-        let stamp = Self.absSendTime()
+        guard absSendTimeID != nil || transportWide != nil else { return peer.sendRTP(packet, rewrite: rewrite) }
+        let now = ContinuousClock.now
         return peer.sendRTP(maximumLength: packet.count + Self.maximumGrowth) { out in
+            let sequence = transportWide?.history.takeSequence()
             // The copy fails only for a packet whose header lengths are wrong, which the
             // publisher's session has refused already: then it goes out as it came.
-            let length = RTPHeader.copy(packet, replacingExtensionsWith: absSendTimeID, value: stamp, into: out) ?? {
+            let copied = copy(packet, sequence: sequence, now: now, into: out)
+            let length = copied ?? {
                 UnsafeMutableRawBufferPointer(rebasing: out[..<packet.count]).copyMemory(from: packet)
                 return packet.count
             }()
             rewrite(UnsafeMutableRawBufferPointer(rebasing: out[..<length]))
+            if copied != nil, let sequence, let transportWide {
+                transportWide.history.sent(sequence, size: length, at: Self.microseconds(at: now))
+            }
             return length
+        }
+    }
+
+    private func copy(_ packet: UnsafeRawBufferPointer, sequence: UInt16?, now: ContinuousClock.Instant,
+                      into out: UnsafeMutableRawBufferPointer) -> Int? {
+        switch (absSendTimeID, transportWide, sequence) {
+        case (let absID?, let wide?, let sequence?):
+            RTPHeader.copy(packet, replacingExtensionsWith: (id: absID, value: Self.absSendTime(at: now)),
+                           and: (id: wide.id, value: RTPTransportSequenceNumber(value: sequence)), into: out)
+        case (nil, let wide?, let sequence?):
+            RTPHeader.copy(packet, replacingExtensionsWith: wide.id, value: RTPTransportSequenceNumber(value: sequence), into: out)
+        case (let absID?, _, _):
+            RTPHeader.copy(packet, replacingExtensionsWith: absID, value: Self.absSendTime(at: now), into: out)
+        default:
+            nil
         }
     }
 
@@ -39,5 +65,11 @@ struct ForwardedPacketWriter {
     static func absSendTime(at now: ContinuousClock.Instant = .now) -> RTPAbsSendTime {
         let (seconds, attoseconds) = origin.duration(to: now).components
         return RTPAbsSendTime(value: UInt32(truncatingIfNeeded: (seconds << 18) + attoseconds / attosecondsPerTick))
+    }
+
+    /// Microseconds since the writers' shared origin: the send times `TransportSendHistory` keeps.
+    static func microseconds(at now: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = origin.duration(to: now).components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }

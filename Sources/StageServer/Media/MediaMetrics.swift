@@ -41,10 +41,15 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     /// Receiver estimates (REMB, draft-alvestrand-rmcat-remb-03) from subscribers: what a
     /// receiver without transport-cc tells of its link.
     let rembsReceived = Counter(label: "proscenium_media_rembs_received_total")
+    /// Compound packets from subscribers with transport-cc feedback in them.
+    let transportFeedbackReceived = Counter(label: "proscenium_media_transport_feedback_received_total")
+    /// Over-uses of a subscriber's link seen in its delay that cut its estimate.
+    let delayOveruses = Counter(label: "proscenium_media_downlink_delay_overuses_total")
     /// Link probes before a subscriber moves up a layer (padding on its RTX stream), by outcome.
     let probesPassed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "passed")])
     let probesFailed = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "failed")])
-    /// Ended early: the subscriber NACKed media lost under the padding (`ProbeSchedule`).
+    /// Ended early: the subscriber NACKed media lost under the padding (`ProbeSchedule`), or its
+    /// transport-cc feedback showed its queue growing (`DelayTrendline`).
     let probesGivenUp = Counter(label: "proscenium_media_probes_total", dimensions: [("result", "given_up")])
     /// A subscriber's layer ceiling moved by the stream allocator, by direction.
     let allocationsUp = Counter(label: "proscenium_media_layer_allocations_total", dimensions: [("direction", "up")])

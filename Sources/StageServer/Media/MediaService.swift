@@ -111,14 +111,20 @@ final class MediaService: @unchecked Sendable {
             guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
+            // One transport-wide numbering for everything it is sent, if it reports arrivals.
+            let transportWideIDs = offer.sections.map { Self.transportWideID(of: $0) }
+            let sendHistory = transportWideIDs.contains { $0 != nil } ? TransportSendHistory(firstSequence: .random(in: .min ... .max)) : nil
             let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
-                                            adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair)
+                                            adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair, sendHistory: sendHistory)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
                 let ssrc = UInt32.random(in: 0x1000...UInt32.max)
                 let forwarded = MediaMetrics.shared.forwarded(producer.kind)
-                let writer = ForwardedPacketWriter(absSendTimeID: section.extensions[RTPExtensionURI.absSendTime].map { UInt8($0) })
+                let writer = ForwardedPacketWriter(absSendTimeID: section.extensions[RTPExtensionURI.absSendTime].map { UInt8($0) },
+                                                   transportWide: sendHistory.flatMap { history in
+                                                       Self.transportWideID(of: section).map { (id: $0, history: history) }
+                                                   })
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
                                         payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
                     guard let peer else {
@@ -162,6 +168,13 @@ final class MediaService: @unchecked Sendable {
                                        candidates: candidates).answer(outgoing: outgoing)
             return Answer(resourceId: resourceId, sdp: answer)
         }.get()
+    }
+
+    /// The transport-cc extension ID to write on what a subscriber's section receives (one-byte form, 1…14).
+    private static func transportWideID(of section: RemoteOffer.Section) -> UInt8? {
+        guard section.direction == .recvonly || section.direction == .sendrecv,
+              let id = section.extensions[RTPExtensionURI.transportWideCC], (1...14).contains(id) else { return nil }
+        return UInt8(id)
     }
 
     /// Media follows authorization: every peer connection of `participantId` on the stage (or of

@@ -2,7 +2,8 @@ import StageTransport
 import StageWire
 
 /// The RTCP feedback the SFU writes and reads, through StageWire's parsers (RFC 4585 §6.2.1
-/// NACK and §6.3.1 PLI, RFC 5104 §4.3.1 FIR, draft-alvestrand-rmcat-remb-03 REMB).
+/// NACK and §6.3.1 PLI, RFC 5104 §4.3.1 FIR, draft-alvestrand-rmcat-remb-03 REMB,
+/// draft-holmer-rmcat-transport-wide-cc-extensions-01 transport-cc).
 enum RTCPFeedback {
     /// What a subscriber's compound packet asks of the SFU.
     struct Requests {
@@ -14,6 +15,8 @@ enum RTCPFeedback {
         var reports: [RTCPReceptionReport] = []
         /// Its own estimate of its downlink (REMB), in bits per second.
         var estimate: UInt64?
+        /// When what we sent it arrived (transport-cc).
+        var arrivals: [RTCPTransportCCFeedback] = []
     }
 
     /// Every packet of a compound it can read; a malformed one is skipped, as libwebrtc does,
@@ -45,6 +48,7 @@ enum RTCPFeedback {
             case .receiverReport(let report): requests.reports += report.reports
             case .senderReport(let report): requests.reports += report.reports
             case .receiverEstimatedMaxBitrate(let remb): requests.estimate = remb.bitrate
+            case .transportCCFeedback(let feedback): requests.arrivals.append(feedback)
             default: break
             }
         }

@@ -18,10 +18,12 @@ final class SubscriberSession: MediaPeerDelegate {
     /// Whether its NACKs are answered (false only as a benchmark's reference).
     let answersNACKs: Bool
 
-    init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true, answersNACKs: Bool = true) {
+    /// - Parameter sendHistory: the transport-wide numbering of what it is sent, when it negotiated transport-cc.
+    init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true, answersNACKs: Bool = true,
+         sendHistory: TransportSendHistory? = nil) {
         self.id = id
         self.answersNACKs = answersNACKs
-        adaptation = adaptsToDownlink ? DownlinkAdaptation(eventLoop: peer.eventLoop) : nil
+        adaptation = adaptsToDownlink ? DownlinkAdaptation(eventLoop: peer.eventLoop, sendHistory: sendHistory) : nil
         self.ownerId = ownerId
         self.stageId = stageId
         self.peer = peer
@@ -52,6 +54,10 @@ final class SubscriberSession: MediaPeerDelegate {
         if requests.estimate != nil { MediaMetrics.shared.rembsReceived.increment() }
         if !requests.reports.isEmpty || requests.estimate != nil {
             adaptation?.report(blocks: requests.reports, receiverEstimate: requests.estimate, consumers: consumers, now: .now)
+        }
+        if !requests.arrivals.isEmpty { MediaMetrics.shared.transportFeedbackReceived.increment() }
+        for feedback in requests.arrivals {
+            adaptation?.transportFeedback(feedback, consumers: consumers, now: .now)
         }
         for ssrc in requests.keyframes {
             MediaMetrics.shared.plisReceived.increment()
