@@ -25,12 +25,20 @@ enum SyntheticPacket {
         }
     }
 
-    /// (publisher, counter, latency ns) of a received packet.
+    /// (publisher, counter, latency ns) of a received packet. The payload starts after the CSRCs
+    /// and any extension block (RFC 3550 §5.1, §5.3.1): a server that writes extensions for its
+    /// subscriber (transport-cc) moves it.
     static func read(_ packet: UnsafeMutableRawBufferPointer) -> (publisher: UInt32, counter: UInt32, latency: UInt64)? {
-        guard packet.count >= 29 else { return nil }
-        let sent = packet.loadUnaligned(fromByteOffset: 21, as: UInt64.self)
+        guard packet.count >= 12 else { return nil }
+        var payload = 12 + 4 * Int(packet[0] & 0x0F)
+        if packet[0] & 0x10 != 0 {
+            guard packet.count >= payload + 4 else { return nil }
+            payload += 4 + 4 * (Int(packet[payload + 2]) << 8 | Int(packet[payload + 3]))
+        }
+        guard packet.count >= payload + 17 else { return nil }
+        let sent = packet.loadUnaligned(fromByteOffset: payload + 9, as: UInt64.self)
         let now = nanosecondsSinceStart()
-        return (packet.loadUnaligned(fromByteOffset: 13, as: UInt32.self), packet.loadUnaligned(fromByteOffset: 17, as: UInt32.self),
+        return (packet.loadUnaligned(fromByteOffset: payload + 1, as: UInt32.self), packet.loadUnaligned(fromByteOffset: payload + 5, as: UInt32.self),
                 now > sent ? now - sent : 0)
     }
 }
