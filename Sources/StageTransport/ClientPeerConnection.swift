@@ -57,6 +57,9 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// Header extension ids of our offers: RFC 8843 mid and RFC 8852 rtp-stream-id.
     public static let midExtensionID: UInt8 = 1
     public static let ridExtensionID: UInt8 = 2
+    /// The transport-wide sequence number (transport-cc) on what we receive: the server numbers
+    /// what it sends us, and we report arrivals (draft-holmer-rmcat-transport-wide-cc-extensions-01).
+    public static let transportWideExtensionID: UInt8 = 3
     /// The `a=msid` stream id of our sending tracks.
     public var streamId = "proscenium"
     /// Called once on the event loop when nothing arrived from the server for `receiveTimeout`
@@ -136,6 +139,9 @@ public final class ClientPeerConnection: @unchecked Sendable {
             if track.kind == .video { lines += ["a=rtcp-fb:\(pt) nack", "a=rtcp-fb:\(pt) nack pli"] }
             if let rtx { lines += ["a=rtpmap:\(rtx) rtx/90000", "a=fmtp:\(rtx) apt=\(pt)"] }
             lines += ["a=extmap:\(Self.midExtensionID) \(RTPExtensionURI.mid)"]
+            if track.direction == .recvonly {
+                lines += ["a=extmap:\(Self.transportWideExtensionID) \(RTPExtensionURI.transportWideCC)", "a=rtcp-fb:\(pt) transport-cc"]
+            }
             if track.direction == .sendonly {
                 lines += ["a=msid:\(streamId) \(track.trackId)"]
                 if track.rids.isEmpty {

@@ -11,7 +11,8 @@ import StageTransport
 import StageWire
 
 /// The Swift client transport (controlling ICE, DTLS client, SRTP) against a real server:
-/// RTP sent over WHIP comes out of a WHEP subscription rewritten to the consumer's SSRC.
+/// RTP sent over WHIP comes out of a WHEP subscription rewritten to the consumer's SSRC, each
+/// packet numbered on the subscriber's transport (transport-cc).
 @Suite(.serialized)
 struct ClientTransportTests {
     @Test("packets published over WHIP reach a WHEP subscriber, renumbered for it")
@@ -29,11 +30,15 @@ struct ClientTransportTests {
         try await publisher.open()
         try await publisher.connect(answer: try await postSDPOffer(server.baseURL.appendingPathComponent("whip"), publisher.offer(), token: publisherToken.token ?? ""))
 
-        let received = Mutex<[(ssrc: UInt32, sequence: UInt16)]>([])
+        let received = Mutex<[(ssrc: UInt32, sequence: UInt16, transportWide: UInt16?)]>([])
         let viewer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: loop)
         viewer.onRTP = { packet in
             let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
-            received.withLock { $0.append((ssrc, UInt16(packet[2]) << 8 | UInt16(packet[3]))) }
+            let bytes = UnsafeRawBufferPointer(packet)
+            let number = (try? RTPHeader.parse(bytes)).flatMap { parsed in
+                try? parsed.header.extensionValue(RTPTransportSequenceNumber.self, id: ClientPeerConnection.transportWideExtensionID, in: bytes)
+            }
+            received.withLock { $0.append((ssrc, UInt16(packet[2]) << 8 | UInt16(packet[3]), number?.value)) }
         }
         try await viewer.open()
         let whep = server.baseURL.appendingPathComponent("whep/\(publisherToken.participantId ?? "")")
@@ -67,6 +72,13 @@ struct ClientTransportTests {
         #expect(Set(got.map(\.ssrc)).count == 1)
         #expect(got.first?.ssrc != 0x1111, "the subscriber sees the consumer's SSRC, not the publisher's")
         #expect(answer.contains("a=ssrc:\(got.first?.ssrc ?? 0) "))
+        // The viewer offered transport-cc: every packet carries the next transport-wide number
+        // (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), under the viewer's ID.
+        #expect(answer.contains("a=extmap:\(ClientPeerConnection.transportWideExtensionID) \(RTPExtensionURI.transportWideCC)"))
+        let numbers = got.compactMap(\.transportWide)
+        #expect(numbers.count == got.count, "\(got.count - numbers.count) packets without a transport-wide number")
+        let steps = zip(numbers, numbers.dropFirst()).map { $1 &- $0 }
+        #expect(steps.allSatisfy { $0 >= 1 && $0 < 32 }, "numbers do not run on: \(steps.filter { $0 != 1 }.prefix(5))")
         await publisher.close()
         await viewer.close()
     }

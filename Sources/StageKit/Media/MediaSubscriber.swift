@@ -5,7 +5,8 @@ import StageWire
 
 /// The subscribe peer connection to one publisher: receives its audio (and video, unless the
 /// subscription is audio-only), decodes it and hands it to the streams' devices; sends receiver
-/// reports, NACKs and keyframe requests back. Everything runs on the connection's event loop.
+/// reports, NACKs and keyframe requests back, and transport-cc feedback (when each packet
+/// arrived, for the server's estimate of our downlink). Everything runs on the connection's event loop.
 final class MediaSubscriber: @unchecked Sendable {
     /// What a subscriber needs of a received `StageStream`, taken on the main actor.
     struct Track: Sendable {
@@ -28,6 +29,12 @@ final class MediaSubscriber: @unchecked Sendable {
     private let audio: AudioTrackReceiver?
     private let ssrc = UInt32.random(in: 1...UInt32.max)
     private var timers: [RepeatedTask] = []
+    /// Arrivals by transport-wide sequence number, reported every `feedbackInterval`.
+    private var arrivals = TransportFeedbackRecorder()
+    /// libwebrtc's default: often enough for the sender to see a queue grow within a few reports.
+    static let feedbackInterval: TimeAmount = .milliseconds(100)
+    /// The SSRC the feedback names as its media source (the draft leaves it to the sender; ours ignores it).
+    private var lastMediaSSRC: UInt32 = 0
 
     init(publisherId: String, streams: [Track], context: DTLSContext, ice: ICEConfiguration) throws {
         self.publisherId = publisherId
@@ -52,6 +59,9 @@ final class MediaSubscriber: @unchecked Sendable {
             let loop = peer.eventLoop
             timers.append(loop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { [weak self] _ in self?.tick() })
             timers.append(loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in self?.sendReceiverReport() })
+            timers.append(loop.scheduleRepeatedTask(initialDelay: Self.feedbackInterval, delay: Self.feedbackInterval) { [weak self] _ in
+                self?.sendTransportFeedback()
+            })
         }.get()
     }
 
@@ -60,6 +70,10 @@ final class MediaSubscriber: @unchecked Sendable {
     private func receiveRTP(_ packet: UnsafeRawBufferPointer) {
         guard let (header, payload) = try? RTPHeader.parse(packet) else { return }
         let now = MediaClock.nowMicros()
+        if let number = try? header.extensionValue(RTPTransportSequenceNumber.self, id: ClientPeerConnection.transportWideExtensionID, in: packet) {
+            arrivals.record(number.value, at: Int64(now))
+            lastMediaSSRC = header.ssrc
+        }
         if header.payloadType == ClientPeerConnection.payloadTypes[.video] {
             video?.receive(header: header, packet: packet, payload: payload, nowMicros: now, rttMicros: rttMicros)
         } else if header.payloadType == ClientPeerConnection.retransmissionPayloadType {
@@ -94,6 +108,14 @@ final class MediaSubscriber: @unchecked Sendable {
         guard let feedback = video?.feedback(senderSSRC: ssrc, nowMicros: now, rttMicros: rttMicros), !feedback.isEmpty,
               let compound = try? RTCPPacket.serializeCompound(feedback) else { return }
         compound.withUnsafeBytes { _ = peer.sendRTCP($0) }
+    }
+
+    /// What arrived since the last feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3.1).
+    private func sendTransportFeedback() {
+        for feedback in arrivals.feedback(senderSSRC: ssrc, mediaSSRC: lastMediaSSRC) {
+            guard let bytes = try? RTCPPacket.transportCCFeedback(feedback).serialized() else { continue }
+            bytes.withUnsafeBytes { _ = peer.sendRTCP($0) }
+        }
     }
 
     /// A receiver report per received stream (RFC 3550 §6.4.2), once a second.
