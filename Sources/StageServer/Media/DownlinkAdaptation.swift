@@ -15,7 +15,7 @@ import StageWire
 /// Until a probe passes, no layer goes up. Subscribers without RTX move up untried (the move
 /// is the probe).
 ///
-/// A subscriber that sends transport-cc feedback (Chromium) is also judged by its delay, as GCC
+/// A subscriber that sends transport-cc feedback (Chromium, the SDK) is also judged by its delay, as GCC
 /// in a browser judges its own uplink: each feedback packet's arrivals go through
 /// `DelayTrendline`, and at over-use the estimate drops to what arrived lately
 /// (`RecentRate`) and the layers are reallocated at once, without waiting for the next

@@ -9,7 +9,7 @@ import StageWire
 ///   (aiortc; draft-alvestrand-rmcat-remb-03, webrtc.org abs-send-time);
 /// - a transport-wide sequence number from the subscriber's one counter, remembered with the
 ///   time it left and its size, for our own estimate of its downlink from its transport-cc
-///   feedback (Chromium; draft-holmer-rmcat-transport-wide-cc-extensions-01).
+///   feedback (Chromium, the SDK; draft-holmer-rmcat-transport-wide-cc-extensions-01).
 struct ForwardedPacketWriter {
     /// The subscriber's abs-send-time extension ID (RFC 8285 one-byte form, 1…14), if negotiated.
     let absSendTimeID: UInt8?
