@@ -188,13 +188,20 @@ public final class Consumer {
 
     /// Moves to the producer of a reconnected publisher, keeping the preferred layer by its rid
     /// (the new offer may list its layers in another order, or fewer: a rid it lacks means no
-    /// preference, the highest layer). The publisher's session asks for keyframes when its new
-    /// connection is up.
+    /// preference, the highest layer), and the allocator's ceiling by its rid too (a rid it
+    /// lacks: the lowest layer, until the next allocation — a narrow link is not sent the top
+    /// layer meanwhile). The publisher's session asks for keyframes when its new connection is up.
     func rebind(to successor: Producer) {
-        let preferredRID = selector?.preferred.flatMap { index in producer.flatMap { $0.layers.indices.contains(index) ? $0.layers[index] : nil } }
+        let rid = { (index: Int?) in index.flatMap { index in self.producer.flatMap { $0.layers.indices.contains(index) ? $0.layers[index] : nil } } }
+        let preferredRID = rid(selector?.preferred)
+        let oldCeiling = selector?.ceiling
+        let ceilingRID = rid(oldCeiling)
         producer = successor
         observer = successor.observer
         selector = successor.layers.isEmpty ? nil : LayerSelector(preferred: preferredRID.flatMap { successor.layers.firstIndex(of: $0) })
+        if let oldCeiling, selector != nil {
+            selector?.ceiling = oldCeiling < 0 ? oldCeiling : ceilingRID.flatMap { successor.layers.firstIndex(of: $0) } ?? 0
+        }
         successor.attach(self)
     }
 

@@ -117,6 +117,20 @@ extension ProducerConsumerTests {
         #expect(consumer.selector?.preferred.map { new[$0] } == expected.map { _ in preferred ?? "" })
     }
 
+    @Test("a hand-over keeps the allocator's ceiling by its rid; a rid the new offer lacks gives the lowest layer", arguments: [
+        (["q", "h", "f"], 1 as Int?, ["q", "h", "f"], 1 as Int?),
+        (["q", "h", "f"], 0, ["f", "h", "q"], 2),
+        (["q", "h", "f"], 0, ["h", "f"], 0),
+        (["q", "h", "f"], nil, ["q", "h", "f"], nil),   // no ceiling: none after
+    ] as [([String], Int?, [String], Int?)])
+    func handOverKeepsTheCeilingByRID(old: [String], ceiling: Int?, new: [String], expected: Int?) {
+        let (producer, consumer) = Self.simulcastConsumer(layers: old, preferring: nil)
+        consumer.setCeiling(ceiling)
+        let successor = Producer(id: "p:video", kind: .video, layers: new) { _ in }
+        producer.handOver(to: successor)
+        #expect(consumer.selector?.ceiling == expected)
+    }
+
     @Test("a hand-over to a plain track drops the layer selector; back to simulcast starts without preference")
     func handOverBetweenSimulcastAndPlain() {
         let (producer, consumer) = Self.simulcastConsumer(layers: ["h", "f"], preferring: "h")
