@@ -45,6 +45,12 @@ final class JoinSession {
     let status: StatusView
     let statusInterval: Int
     let statusAsJSON: Bool
+    /// Set once a join succeeded: a disconnect before that is a join attempt that failed.
+    private var hasJoined = false
+    /// A join that gets no answer is tried again, up to this many attempts in all: on a lossy
+    /// link the signaling connection's first packets can be lost several times over, and TCP's
+    /// backoff (1, 3, 6 s…) then outlasts one attempt's 10 s.
+    static let joinAttempts = 3
 
     init(command: Join) throws {
         streams = try command.media.streams(muteCamera: command.cameraMuted, muteMic: command.muted)
@@ -109,15 +115,21 @@ final class JoinSession {
         }
         handleMuteSignals()
         printer.onDisconnect = { [weak self] in
-            // A lost connection is joined again by the SDK; only a final disconnect ends the command.
-            guard let self, !self.stage.isReconnecting else { return }
+            // A lost connection is joined again by the SDK, a join that timed out by the loop
+            // below; only a final disconnect ends the command.
+            guard let self, self.hasJoined, !self.stage.isReconnecting else { return }
             finished.continuation.finish()
         }
-        do {
-            try await stage.join()
-        } catch let error as StageError {
-            throw ValidationError("could not join: \(error.message)")
+        for attempt in 1...Self.joinAttempts {
+            do {
+                try await stage.join()
+                break
+            } catch let error as StageError {
+                guard error.code == .timedOut, attempt < Self.joinAttempts else { throw ValidationError("could not join: \(error.message)") }
+                FileHandle.standardError.write(Data("join: no answer (attempt \(attempt) of \(Self.joinAttempts)); trying again\n".utf8))
+            }
         }
+        hasJoined = true
         let statusTask = Task { [weak self, statusInterval, statusAsJSON] in
             guard statusInterval > 0 else { return }
             while !Task.isCancelled {
