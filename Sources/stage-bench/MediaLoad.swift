@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import StageTransport
+import StageWire
 
 /// Synthetic media: each packet carries a fake VP8 descriptor, the publisher index, a
 /// sequence number and its send time, so receivers measure latency and loss exactly.
@@ -25,20 +26,15 @@ enum SyntheticPacket {
         }
     }
 
-    /// (publisher, counter, latency ns) of a received packet. The payload starts after the CSRCs
-    /// and any extension block (RFC 3550 §5.1, §5.3.1): a server that writes extensions for its
-    /// subscriber (transport-cc) moves it.
+    /// (publisher, counter, latency ns) of a received packet. The payload is found by
+    /// `RTPHeader.parse`: a server that writes extensions for its subscriber (transport-cc) moves it.
     static func read(_ packet: UnsafeMutableRawBufferPointer) -> (publisher: UInt32, counter: UInt32, latency: UInt64)? {
-        guard packet.count >= 12 else { return nil }
-        var payload = 12 + 4 * Int(packet[0] & 0x0F)
-        if packet[0] & 0x10 != 0 {
-            guard packet.count >= payload + 4 else { return nil }
-            payload += 4 + 4 * (Int(packet[payload + 2]) << 8 | Int(packet[payload + 3]))
-        }
-        guard packet.count >= payload + 17 else { return nil }
-        let sent = packet.loadUnaligned(fromByteOffset: payload + 9, as: UInt64.self)
+        let bytes = UnsafeRawBufferPointer(packet)
+        guard let payload = try? RTPHeader.parse(bytes).payload, payload.count >= 17 else { return nil }
+        let start = payload.lowerBound
+        let sent = bytes.loadUnaligned(fromByteOffset: start + 9, as: UInt64.self)
         let now = nanosecondsSinceStart()
-        return (packet.loadUnaligned(fromByteOffset: payload + 1, as: UInt32.self), packet.loadUnaligned(fromByteOffset: payload + 5, as: UInt32.self),
+        return (bytes.loadUnaligned(fromByteOffset: start + 1, as: UInt32.self), bytes.loadUnaligned(fromByteOffset: start + 5, as: UInt32.self),
                 now > sent ? now - sent : 0)
     }
 }

@@ -107,8 +107,7 @@ final class DownlinkAdaptation {
         guard let running = probe else { return }
         let sent = consumers.values.reduce(0) { $0 + $1.packetsForwarded } - running.packetsAtStart
         guard probeSchedule.nacked(count: nackedLoss.count - before, sentSinceStart: sent, now: now) else { return }
-        stopProbe()
-        MediaMetrics.shared.probesGivenUp.increment()
+        giveUpProbe()
     }
 
     /// The subscriber's transport-cc feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01
@@ -142,9 +141,8 @@ final class DownlinkAdaptation {
         lastOveruseCut = now
         MediaMetrics.shared.delayOveruses.increment()
         if probe != nil {
-            stopProbe()
-            MediaMetrics.shared.probesGivenUp.increment()
             probeSchedule.ended(passed: false, now: now)
+            giveUpProbe()
         }
         guard estimator.delayOverused(ackedBitrate: arrived) else { return }
         weighed = true
@@ -244,6 +242,12 @@ final class DownlinkAdaptation {
         probeTask = eventLoop.scheduleRepeatedTask(initialDelay: Self.probeTick, delay: Self.probeTick) { _ in
             adaptation.value.adaptation?.sendProbePadding()
         }
+    }
+
+    /// Ends the probe under way early, as failed (its schedule already told).
+    private func giveUpProbe() {
+        stopProbe()
+        MediaMetrics.shared.probesGivenUp.increment()
     }
 
     private func stopProbe() {

@@ -23,34 +23,34 @@ struct ForwardedPacketWriter {
     /// protects and sends it. False when it was not sent (counted by the peer).
     func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, on peer: MediaPeer) -> Bool {
         guard absSendTimeID != nil || transportWide != nil else { return peer.sendRTP(packet, rewrite: rewrite) }
-        let now = ContinuousClock.now
+        let elapsed = Self.origin.duration(to: .now)
         return peer.sendRTP(maximumLength: packet.count + Self.maximumGrowth) { out in
             let sequence = transportWide?.history.takeSequence()
             // The copy fails only for a packet whose header lengths are wrong, which the
             // publisher's session has refused already: then it goes out as it came.
-            let copied = copy(packet, sequence: sequence, now: now, into: out)
+            let copied = copy(packet, sequence: sequence, elapsed: elapsed, into: out)
             let length = copied ?? {
                 UnsafeMutableRawBufferPointer(rebasing: out[..<packet.count]).copyMemory(from: packet)
                 return packet.count
             }()
             rewrite(UnsafeMutableRawBufferPointer(rebasing: out[..<length]))
             if copied != nil, let sequence, let transportWide {
-                transportWide.history.sent(sequence, size: length, at: Self.microseconds(at: now))
+                transportWide.history.sent(sequence, size: length, at: Self.microseconds(elapsed))
             }
             return length
         }
     }
 
-    private func copy(_ packet: UnsafeRawBufferPointer, sequence: UInt16?, now: ContinuousClock.Instant,
+    private func copy(_ packet: UnsafeRawBufferPointer, sequence: UInt16?, elapsed: Duration,
                       into out: UnsafeMutableRawBufferPointer) -> Int? {
         switch (absSendTimeID, transportWide, sequence) {
         case (let absID?, let wide?, let sequence?):
-            RTPHeader.copy(packet, replacingExtensionsWith: (id: absID, value: Self.absSendTime(at: now)),
+            RTPHeader.copy(packet, replacingExtensionsWith: (id: absID, value: Self.absSendTime(elapsed)),
                            and: (id: wide.id, value: RTPTransportSequenceNumber(value: sequence)), into: out)
         case (nil, let wide?, let sequence?):
             RTPHeader.copy(packet, replacingExtensionsWith: wide.id, value: RTPTransportSequenceNumber(value: sequence), into: out)
         case (let absID?, _, _):
-            RTPHeader.copy(packet, replacingExtensionsWith: absID, value: Self.absSendTime(at: now), into: out)
+            RTPHeader.copy(packet, replacingExtensionsWith: absID, value: Self.absSendTime(elapsed), into: out)
         default:
             nil
         }
@@ -60,16 +60,16 @@ struct ForwardedPacketWriter {
     /// 2⁻¹⁸ s in attoseconds: abs-send-time's unit.
     private static let attosecondsPerTick: Int64 = 3_814_697_265_625
 
-    /// The time now as abs-send-time (6.18 fixed-point seconds, wrapping every 64 s). Receivers
-    /// compare differences only, so a monotonic clock serves.
-    static func absSendTime(at now: ContinuousClock.Instant = .now) -> RTPAbsSendTime {
-        let (seconds, attoseconds) = origin.duration(to: now).components
+    /// `elapsed` since the writers' origin as abs-send-time (6.18 fixed-point seconds, wrapping
+    /// every 64 s). Receivers compare differences only, so a monotonic clock serves.
+    static func absSendTime(_ elapsed: Duration) -> RTPAbsSendTime {
+        let (seconds, attoseconds) = elapsed.components
         return RTPAbsSendTime(value: UInt32(truncatingIfNeeded: (seconds << 18) + attoseconds / attosecondsPerTick))
     }
 
-    /// Microseconds since the writers' shared origin: the send times `TransportSendHistory` keeps.
-    static func microseconds(at now: ContinuousClock.Instant) -> Int64 {
-        let (seconds, attoseconds) = origin.duration(to: now).components
+    /// `elapsed` in microseconds: the send times `TransportSendHistory` keeps.
+    static func microseconds(_ elapsed: Duration) -> Int64 {
+        let (seconds, attoseconds) = elapsed.components
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }

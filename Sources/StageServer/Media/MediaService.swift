@@ -112,8 +112,8 @@ final class MediaService: @unchecked Sendable {
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
             // One transport-wide numbering for everything it is sent, if it reports arrivals.
-            let transportWideIDs = offer.sections.map { Self.transportWideID(of: $0) }
-            let sendHistory = transportWideIDs.contains { $0 != nil } ? TransportSendHistory(firstSequence: .random(in: .min ... .max)) : nil
+            let sendHistory = offer.sections.contains { Self.transportWideID(of: $0) != nil }
+                ? TransportSendHistory(firstSequence: .random(in: .min ... .max)) : nil
             let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
                                             adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair, sendHistory: sendHistory)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
