@@ -135,9 +135,12 @@ public final class Producer {
     /// When each layer was last told to resume (it measures 0 until it flows again).
     private var resumedAt: [ContinuousClock.Instant?]
     /// Each layer's recent peak bitrate: the highest measurement, decaying by a fifth a
-    /// measurement. Not the last one: the window in which a layer stops (or starts) holds only
-    /// part of a second of it, and an allocator that took that for its rate would choose it on
-    /// a link it does not fit. Erring high only makes an allocator wait for more room.
+    /// measurement once the layer has flowed a whole `resumeGrace` (not while it resumes: an
+    /// encoder ramps up after a resume, and a peak worn down by those measurements once offered
+    /// a paused layer to every allocator at its lower neighbour's cost). Not the last one: the
+    /// window in which a layer stops (or starts) holds only part of a second of it, and an
+    /// allocator that took that for its rate would choose it on a link it does not fit. Erring
+    /// high only makes an allocator wait for more room.
     private var lastKnownBitrates: [Int]
     /// How long a resumed layer is offered at its last rate before it must be flowing.
     public static let resumeGrace: Duration = .seconds(3)
@@ -153,14 +156,23 @@ public final class Producer {
     /// What each layer would cost a subscriber, for its stream allocator: the measured bitrate
     /// of a flowing layer; the recent peak of a layer paused by dynacast (choosing it resumes it)
     /// or resumed less than `resumeGrace` ago (not measured over a whole second yet, so at least
-    /// that peak); 0 for a layer that stopped by itself.
+    /// that peak); 0 for a layer that stopped by itself. A layer on offer never costs less than
+    /// the one below it (a higher simulcast layer carries more pixels).
     public func allocatableBitrates(now: ContinuousClock.Instant = .now) -> [Int] {
-        layerBitrates.indices.map { index in
+        var costs = layerBitrates.indices.map { index in
             guard pausedByPublisher.indices.contains(index) else { return layerBitrates[index] }
             if pausedByPublisher[index] { return lastKnownBitrates[index] }
-            let resuming = resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false
-            return resuming ? max(layerBitrates[index], lastKnownBitrates[index]) : layerBitrates[index]
+            return isResuming(index, now: now) ? max(layerBitrates[index], lastKnownBitrates[index]) : layerBitrates[index]
         }
+        for index in costs.indices.dropFirst() where costs[index] > 0 {
+            costs[index] = max(costs[index], costs[index - 1])
+        }
+        return costs
+    }
+
+    /// Whether a layer was told to resume less than `resumeGrace` ago.
+    private func isResuming(_ index: Int, now: ContinuousClock.Instant) -> Bool {
+        resumedAt.indices.contains(index) && resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false
     }
 
     /// Which simulcast layers some consumer forwards now, is switching to, or would take if
@@ -192,7 +204,9 @@ public final class Producer {
         for index in layerBytes.indices {
             let flows = layers.isEmpty || flowing[index]
             layerBitrates[index] = flows ? Int(Double(layerBytes[index] * 8) / seconds) : 0
-            if layerBitrates[index] > 0 { lastKnownBitrates[index] = max(layerBitrates[index], lastKnownBitrates[index] * 4 / 5) }
+            guard layerBitrates[index] > 0 else { continue }
+            let peak = isResuming(index, now: now) ? lastKnownBitrates[index] : lastKnownBitrates[index] * 4 / 5
+            lastKnownBitrates[index] = max(layerBitrates[index], peak)
         }
     }
 

@@ -64,13 +64,58 @@ struct DynacastTests {
         packet.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0)), layer: 2, now: now + .seconds(3)) }
         producer.measureLayerRates(now: now + .seconds(4))
         #expect(producer.layerBitrates[2] == 2_000)
-        #expect(producer.allocatableBitrates(now: now + .seconds(4)) == [0, 0, 8_000], "its peak, decayed by a fifth once")
+        #expect(producer.allocatableBitrates(now: now + .seconds(4)) == [0, 0, 10_000], "its peak, not worn down while it resumes")
         #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 2_000], "measured over a whole grace: its own rate")
         producer.setPublisherLayers(enabled: [true, true, false], now: now + .seconds(6))
-        #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 8_000], "paused again: the peak")
+        #expect(producer.allocatableBitrates(now: now + .seconds(6)) == [0, 0, 10_000], "paused again: the peak")
         producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(7))
-        #expect(producer.allocatableBitrates(now: now + .seconds(9)) == [0, 0, 8_000], "resumed, not measured yet: still offered")
+        #expect(producer.allocatableBitrates(now: now + .seconds(9)) == [0, 0, 10_000], "resumed, not measured yet: still offered")
         producer.measureLayerRates(now: now + .seconds(10))
         #expect(producer.allocatableBitrates(now: now + .seconds(10)) == [0, 0, 0], "resumed 3 s ago and still silent: stopped")
+    }
+
+    /// One second of a layer: `bytes` in one packet at `at`.
+    static func send(_ producer: Producer, layer: Int, bytes: Int, sequence: UInt16, at: ContinuousClock.Instant) {
+        var packet = RTPMungerTests.packet(ssrc: 0x10 + UInt32(layer), sequence: sequence, timestamp: 0)
+        packet += [UInt8](repeating: 0, count: bytes - packet.count)
+        packet.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0)), layer: layer, now: at) }
+    }
+
+    @Test("a resumed layer ramping up keeps its peak; it decays once the layer has flowed a whole grace; a layer on offer never costs less than the one below")
+    func resumedPeakAndOrder() {
+        let (producer, _) = Self.simulcast()
+        let now = ContinuousClock.now
+        producer.measureLayerRates(now: now)
+        Self.send(producer, layer: 0, bytes: 1_250, sequence: 1, at: now)
+        Self.send(producer, layer: 1, bytes: 5_000, sequence: 1, at: now)
+        producer.measureLayerRates(now: now + .seconds(1))
+        #expect(producer.allocatableBitrates(now: now + .seconds(1)) == [10_000, 40_000, 0], "f never seen: not on offer")
+        producer.setPublisherLayers(enabled: [true, false, true], now: now + .seconds(1))
+        producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(2))
+        // h resumes with its encoder ramping up: a quarter of its rate for two measurements.
+        for second in 2...3 {
+            Self.send(producer, layer: 0, bytes: 1_250, sequence: UInt16(second), at: now + .seconds(second))
+            Self.send(producer, layer: 1, bytes: 1_250, sequence: UInt16(second), at: now + .seconds(second))
+            producer.measureLayerRates(now: now + .seconds(second + 1))
+        }
+        producer.setPublisherLayers(enabled: [true, false, true], now: now + .seconds(4))
+        #expect(producer.allocatableBitrates(now: now + .seconds(4)) == [10_000, 40_000, 0],
+                "paused after a ramp inside the grace: offered at its peak, not at q's cost")
+        // Resumed again, h flows at a lower rate for good: the peak decays towards it after the grace.
+        producer.setPublisherLayers(enabled: [true, true, true], now: now + .seconds(4))
+        for second in 4...9 {
+            Self.send(producer, layer: 0, bytes: 1_250, sequence: UInt16(second), at: now + .seconds(second))
+            Self.send(producer, layer: 1, bytes: 2_500, sequence: UInt16(second), at: now + .seconds(second))
+            producer.measureLayerRates(now: now + .seconds(second + 1))
+        }
+        producer.setPublisherLayers(enabled: [true, false, true], now: now + .seconds(10))
+        let decayed = producer.allocatableBitrates(now: now + .seconds(10))[1]
+        #expect(decayed >= 20_000 && decayed < 40_000, "worn down by the measurements after the grace: \(decayed)")
+        // q grows past h's paused peak: h is offered at no less than q.
+        for second in 10...11 {
+            Self.send(producer, layer: 0, bytes: 12_500, sequence: UInt16(second), at: now + .seconds(second))
+            producer.measureLayerRates(now: now + .seconds(second + 1))
+        }
+        #expect(producer.allocatableBitrates(now: now + .seconds(12)) == [100_000, 100_000, 0])
     }
 }

@@ -50,18 +50,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--png", type=pathlib.Path, required=True, help="where to write the plot")
     parser.add_argument("--subscribers", type=int, default=20, help="guests on the stage (default 20)")
+    parser.add_argument("--keep-logs", type=pathlib.Path, help="an empty folder to keep the server's and participants' logs in")
     args = parser.parse_args()
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     # The participants' logs are read after both runs: the work directory outlives them.
-    workdir = tempfile.TemporaryDirectory()
+    if args.keep_logs:
+        args.keep_logs.mkdir(parents=True, exist_ok=True)
+        workdir = pathlib.Path(tempfile.mkdtemp(dir=args.keep_logs))
+    else:
+        temporary = tempfile.TemporaryDirectory()
+        workdir = pathlib.Path(temporary.name)
     runs = {}
     for name, server_args in (("adaptive", ()), ("reference", ("--no-downlink-adaptation",))):
-        (pathlib.Path(workdir.name) / name).mkdir()
+        (workdir / name).mkdir()
         with NetLab() as lab:
-            runs[name] = run(lab, pathlib.Path(workdir.name) / name, args.subscribers, server_args,
+            runs[name] = run(lab, workdir / name, args.subscribers, server_args,
                              wait_for_q_alone=name == "adaptive")
 
     narrow = [index % len(CAPS) == 0 for index in range(args.subscribers)]
@@ -119,7 +125,8 @@ def main():
     figure.suptitle(f"{args.subscribers} guests on one stage, links of {CAPS[0][0] // 1000} kbps and "
                     f"{CAPS[1][0] // 1_000_000} Mbps in turn, then all 150 kbps")
     save_figure(figure, args.png)
-    workdir.cleanup()
+    if args.keep_logs:
+        print(f"logs kept in {workdir}")
 
 
 if __name__ == "__main__":
