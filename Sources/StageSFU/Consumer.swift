@@ -17,6 +17,10 @@ public final class Consumer {
     }
     public private(set) var packetsForwarded = 0
     public private(set) var octetsForwarded = 0
+    /// Sends a retransmission (an answer to a NACK), like `send`; nil: `send` does. The server
+    /// sends these past its pacer's queue: a repair held there is asked for again, and each
+    /// answer to the same NACK would queue once more.
+    public var sendRepair: ((_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool)?
     /// Sends a Sender Report for this consumer's stream: (ssrc, ntp, rtp time, packets, octets).
     public var sendSenderReport: ((_ ssrc: UInt32, _ ntpTime: UInt64, _ rtpTime: UInt32, _ packets: UInt32, _ octets: UInt32) -> Void)?
     public var onProducerClosed: (() -> Void)?
@@ -165,6 +169,7 @@ public final class Consumer {
     /// Sends one cached packet again as the `outgoing` packet it was.
     private func resend(_ packet: UnsafeRawBufferPointer, outgoing: UInt16, origin: RTPMunger.Origin) -> Bool {
         let fields = RTPFixedFields(packet)
+        let send = sendRepair ?? send
         guard let retransmission, let buffer = retransmissionBuffer else {
             return send(packet) { munger.rewriteRetransmission($0, source: fields, outgoing: outgoing, origin: origin) }
         }

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether lost packets are repaired: NACKs to publishers for upstream loss, subscribers'
     /// NACKs answered (RFC 4585, RFC 4588). Off only as a benchmark's reference.
     public var lossRepair = true
+    /// Whether each subscriber's video is paced at a multiple of its downlink estimate
+    /// (`PacingBudget`); it needs `downlinkAdaptation` (the estimate). Off only as a benchmark's reference.
+    public var pacing = true
     /// An HTTP connection with nothing to read or write this long is closed (requests that
     /// trickle in, connections held open): seconds. WebSockets have their own pings.
     public var httpIdleTimeoutSeconds: Double = 30

@@ -55,7 +55,7 @@ public enum StageServerApp {
         let engine = mediaPlane.engine
         let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub,
                                  downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast,
-                                 lossRepair: configuration.lossRepair)
+                                 lossRepair: configuration.lossRepair, pacing: configuration.pacing)
         let whip = WHIPResponder(admission: admission, media: media)
         await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 

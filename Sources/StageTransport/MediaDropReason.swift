@@ -111,6 +111,9 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     /// datagram NIO sends that fails with EMSGSIZE or EHOSTUNREACH is not seen: NIO fails only
     /// its write promise, and the engine passes none.)
     case udpSendFailed = "udp_send_failed"
+    /// A video packet for a subscriber whose pacer already holds as much as it may (1 MB):
+    /// the media loop stalled, or the subscriber is sent far more than its link's estimate.
+    case pacerQueueFull = "pacer_queue_full"
 
     /// Counters built once: the drop path runs per packet.
     static let counters: [MediaDropReason: Counter] = Dictionary(uniqueKeysWithValues: allCases.map {

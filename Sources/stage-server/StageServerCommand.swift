@@ -65,6 +65,10 @@ struct StageServerCommand: AsyncParsableCommand {
           help: ArgumentHelp("Repair lost packets: NACK publishers for what was lost on the way in, answer subscribers' "
                              + "NACKs (on RTX where negotiated). Off only to measure what the repair is worth."))
     var lossRepair = true
+    @Flag(inversion: .prefixedNo,
+          help: ArgumentHelp("Pace each subscriber's video at 1.5× its downlink estimate, so a keyframe's burst does not "
+                             + "overflow a narrow link. Off only to measure what pacing is worth."))
+    var pacing = true
     @Option(help: ArgumentHelp("An HTTP connection idle this long is closed.", valueName: "seconds"))
     var httpIdleTimeout: Double = 30
     @Option(help: "Open HTTP and WebSocket connections at most (lowered to fit the open-file limit).")
@@ -149,6 +153,7 @@ struct StageServerCommand: AsyncParsableCommand {
         configuration.downlinkAdaptation = downlinkAdaptation
         configuration.dynacast = dynacast
         configuration.lossRepair = lossRepair
+        configuration.pacing = pacing
         configuration.httpIdleTimeoutSeconds = httpIdleTimeout
         configuration.maxHTTPConnections = maxHttpConnections
         if let iceTcpAuthTimeoutMs { configuration.iceTCPLimits.authenticationTimeout = .milliseconds(Int64(iceTcpAuthTimeoutMs)) }

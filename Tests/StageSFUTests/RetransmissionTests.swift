@@ -57,6 +57,28 @@ struct RetransmissionTests {
         #expect(sequences[1] == sequences[0] &+ 1, "the RTX stream numbers its own packets")
     }
 
+    @Test("answers to NACKs go through sendRepair when it is set (past the server's pacer), with and without RTX; media does not")
+    func repairsHaveTheirOwnPath() {
+        for rtx in [false, true] {
+            let sink = Sink(), repairs = Sink()
+            let producer = Producer(id: "p:video", kind: .video) { _ in }
+            let consumer = Self.consumer(of: producer, sink: sink)
+            if rtx { consumer.enableRetransmission(.init(ssrc: 0xBEEF, payloadType: 97)) }
+            consumer.sendRepair = { packet, rewrite in
+                var copy = Array(packet)
+                copy.withUnsafeMutableBytes { rewrite($0) }
+                repairs.packets.append(copy)
+                return true
+            }
+            for sequence in UInt16(100)..<105 { Self.receive(producer, Self.vp8(ssrc: 0x1234, sequence: sequence)) }
+            let outgoing = RTPFixedFields.peek(sink.packets[2]).sequenceNumber
+            #expect(consumer.retransmit([outgoing], now: Self.start) == 1)
+            #expect(sink.packets.count == 5, "media only on send")
+            #expect(repairs.packets.count == 1)
+            #expect(RTPFixedFields.peek(repairs.packets[0]).ssrc == (rtx ? 0xBEEF : 0xC0FFEE))
+        }
+    }
+
     @Test("a packet older than the cache's one-second window is not resent")
     func windowIsOneSecond() {
         let sink = Sink()

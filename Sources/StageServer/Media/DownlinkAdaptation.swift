@@ -92,9 +92,16 @@ final class DownlinkAdaptation {
     private var lastAnnounced: (at: ContinuousClock.Instant, bitsPerSecond: Int)?
     static let announceInterval: Duration = .seconds(1)
 
-    init(eventLoop: (any EventLoop)?, sendHistory: TransportSendHistory? = nil) {
+    /// Paces what the subscriber is sent at a multiple of the estimate, or of what the last
+    /// allocation sends when that is more (`allocatedBitrate`).
+    private let pacer: SubscriberPacer?
+    /// Bits a second the last allocation sends: its layers' costs and what has no layers.
+    private var allocatedBitrate = 0
+
+    init(eventLoop: (any EventLoop)?, sendHistory: TransportSendHistory? = nil, pacer: SubscriberPacer? = nil) {
         self.eventLoop = eventLoop
         self.sendHistory = sendHistory
+        self.pacer = pacer
     }
 
     deinit { probeTask?.cancel() }
@@ -215,7 +222,9 @@ final class DownlinkAdaptation {
         announceEstimate(now: now)
     }
 
+    /// Gives the pacer its rate, and the estimate to `onEstimateChanged` when it moved enough.
     private func announceEstimate(now: ContinuousClock.Instant) {
+        pacer?.pace(for: max(estimator.estimate, allocatedBitrate))
         guard let onEstimateChanged else { return }
         let estimate = estimator.estimate
         if let last = lastAnnounced {
@@ -284,7 +293,11 @@ final class DownlinkAdaptation {
             tracks.append(.init(id: consumer.id, layerBitrates: producer.allocatableBitrates(now: now), preferred: consumer.selector?.preferred))
             byID[consumer.id] = consumer
         }
-        for (id, layer) in allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed) {
+        let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed)
+        allocatedBitrate = tracks.reduce(Self.fixedCost(consumers)) { total, track in
+            total + (chosen[track.id].map { track.layerBitrates[$0] } ?? 0)
+        }
+        for (id, layer) in chosen {
             guard let consumer = byID[id], consumer.selector?.ceiling != layer else { continue }
             // A first ceiling equal to the layer forwarded is no move (it was counted as one down).
             if let before = consumer.selector?.ceiling ?? consumer.selector?.current, layer != before {

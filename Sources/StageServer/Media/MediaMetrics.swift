@@ -59,6 +59,8 @@ final class MediaMetrics: ForwardingObserver, Sendable {
     let layersResumed = Counter(label: "proscenium_media_dynacast_layers_total", dimensions: [("change", "resumed")])
     /// Transport-cc feedback packets sent to publishers (draft-holmer-rmcat-transport-wide-cc-extensions-01).
     let transportFeedbackSent = Counter(label: "proscenium_media_transport_feedback_sent_total")
+    /// Video packets to subscribers held back by their pacer (a burst spread out at a multiple of the estimate).
+    let pacedPackets = Counter(label: "proscenium_media_paced_packets_total")
     /// PLIs sent to publishers.
     let plisSent = Counter(label: "proscenium_media_plis_sent_total")
     private let keyframeRequests: [KeyframeRequestReason: Counter] = Dictionary(uniqueKeysWithValues: KeyframeRequestReason.allCases.map {

@@ -31,9 +31,13 @@ final class MediaService: @unchecked Sendable {
     /// Whether lost packets are asked for again and resent (`ServerConfiguration.lossRepair`).
     let lossRepair: Bool
 
+    /// Whether subscribers' video is paced at a multiple of their estimates (`ServerConfiguration.pacing`).
+    let pacing: Bool
+
     init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true, dynacast: Bool = true,
-         lossRepair: Bool = true) {
+         lossRepair: Bool = true, pacing: Bool = true) {
         self.downlinkAdaptation = downlinkAdaptation
+        self.pacing = pacing
         self.dynacast = dynacast
         self.lossRepair = lossRepair
         self.engine = engine
@@ -115,7 +119,8 @@ final class MediaService: @unchecked Sendable {
             let sendHistory = offer.sections.contains { Self.transportWideID(of: $0) != nil }
                 ? TransportSendHistory(firstSequence: .random(in: .min ... .max)) : nil
             let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
-                                            adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair, sendHistory: sendHistory)
+                                            adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair, paced: pacing,
+                                            sendHistory: sendHistory)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
                 guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
@@ -125,8 +130,7 @@ final class MediaService: @unchecked Sendable {
                                                    transportWide: sendHistory.flatMap { history in
                                                        Self.transportWideID(of: section).map { (id: $0, history: history) }
                                                    })
-                let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
-                                        payloadType: section.codec.payloadType) { [weak peer] packet, rewrite in
+                let sink: SubscriberPacer.Sink = { [weak peer] packet, rewrite in
                     guard let peer else {
                         MediaDropReason.sendNotReady.count()
                         return false
@@ -134,6 +138,15 @@ final class MediaService: @unchecked Sendable {
                     guard writer.send(packet, rewrite: rewrite, on: peer) else { return false }
                     forwarded.count(bytes: packet.count)
                     return true
+                }
+                let paced = producer.kind == .video
+                let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
+                                        payloadType: section.codec.payloadType) { [pacer = session.pacer] packet, rewrite in
+                    guard let pacer else { return sink(packet, rewrite) }
+                    return pacer.send(packet, rewrite: rewrite, paced: paced, via: sink)
+                }
+                if let pacer = session.pacer {
+                    consumer.sendRepair = { packet, rewrite in pacer.send(packet, rewrite: rewrite, paced: false, via: sink) }
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
                 var retransmissionSSRC: UInt32?

@@ -17,13 +17,17 @@ final class SubscriberSession: MediaPeerDelegate {
 
     /// Whether its NACKs are answered (false only as a benchmark's reference).
     let answersNACKs: Bool
+    /// Spreads its video's bursts at a multiple of its downlink estimate (nil without adaptation: no estimate).
+    let pacer: SubscriberPacer?
 
     /// - Parameter sendHistory: the transport-wide numbering of what it is sent, when it negotiated transport-cc.
+    /// - Parameter paced: whether its video is paced (with `adaptsToDownlink`: the pacing rate follows the estimate).
     init(id: String, ownerId: String, stageId: String, peer: MediaPeer, adaptsToDownlink: Bool = true, answersNACKs: Bool = true,
-         sendHistory: TransportSendHistory? = nil) {
+         paced: Bool = true, sendHistory: TransportSendHistory? = nil) {
         self.id = id
         self.answersNACKs = answersNACKs
-        adaptation = adaptsToDownlink ? DownlinkAdaptation(eventLoop: peer.eventLoop, sendHistory: sendHistory) : nil
+        pacer = adaptsToDownlink && paced ? SubscriberPacer(eventLoop: peer.eventLoop) : nil
+        adaptation = adaptsToDownlink ? DownlinkAdaptation(eventLoop: peer.eventLoop, sendHistory: sendHistory, pacer: pacer) : nil
         self.ownerId = ownerId
         self.stageId = stageId
         self.peer = peer
@@ -78,6 +82,7 @@ final class SubscriberSession: MediaPeerDelegate {
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
+        pacer?.close()
         for consumer in consumers.values { consumer.close() }
         consumers.removeAll()
         onClose?(self)

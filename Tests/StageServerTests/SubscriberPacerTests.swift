@@ -1,0 +1,96 @@
+import NIOCore
+import NIOPosix
+@testable import StageServer
+import Synchronization
+import Testing
+
+/// The subscriber's pacer on a real event loop and the real clock: what it holds leaves in order,
+/// rewritten, spread at the pacing rate; audio is not held; nothing is held without an estimate.
+@Suite(.serialized)
+struct SubscriberPacerTests {
+    /// What the sink saw: when, the first byte (the packet's index, written by its rewrite), its size.
+    final class Sent: Sendable {
+        let packets = Mutex<[(at: ContinuousClock.Instant, index: UInt8, size: Int)]>([])
+        func sink(_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+            var copy = [UInt8](packet)
+            copy.withUnsafeMutableBytes(rewrite)
+            packets.withLock { $0.append((.now, copy[0], copy.count)) }
+            return true
+        }
+        var count: Int { packets.withLock { $0.count } }
+    }
+
+    static func waitFor(_ sent: Sent, count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while sent.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test("a burst of video leaves in order, rewritten, no faster than the pacing rate; audio goes at once")
+    func burstIsSpread() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let sent = Sent()
+        let accepted = try await loop.submit {
+            let pacer = SubscriberPacer(eventLoop: loop)
+            pacer.pace(for: 200_000)  // paced at 300 kbps
+            var accepted = (0..<12).map { index in
+                [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { packet in
+                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, paced: true, via: sent.sink)
+                }
+            }
+            accepted.append([UInt8](repeating: 0, count: 100).withUnsafeBytes { packet in
+                pacer.send(packet, rewrite: { $0[0] = 99 }, paced: false, via: sent.sink)
+            })
+            // Kept alive until it has sent what it holds.
+            loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(pacer) {} }
+            return accepted
+        }.get()
+        #expect(accepted.allSatisfy { $0 })
+        try await Self.waitFor(sent, count: 13)
+        let packets = sent.packets.withLock { $0 }
+        let video = packets.filter { $0.size == 1_000 }
+        #expect(video.map(\.index) == (0..<12).map { UInt8($0) }, "in order, each rewritten before it was held")
+        let audio = try #require(packets.first { $0.size == 100 })
+        let last = try #require(video.last)
+        #expect(audio.index == 99)
+        #expect(audio.at < last.at, "audio is not held behind the video")
+        // 11,000 bytes held; even at the rate the queue-time limit allows for all of them
+        // (11,000 × 8 / 0.25 s = 352 kbps) they take 250 ms.
+        let span = last.at - video[0].at
+        #expect(span >= .milliseconds(240), "spread over \(span)")
+    }
+
+    @Test("without an estimate every packet goes at once")
+    func unpacedIsDirect() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let sent = Sent()
+        let sentInline = try await loop.submit {
+            let pacer = SubscriberPacer(eventLoop: loop)
+            for index in 0..<12 {
+                _ = [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { packet in
+                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, paced: true, via: sent.sink)
+                }
+            }
+            return sent.count
+        }.get()
+        #expect(sentInline == 12)
+    }
+
+    @Test("a full queue refuses what comes beyond it (pacer_queue_full)")
+    func fullQueueDrops() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let sent = Sent()
+        let accepted = try await loop.submit {
+            let pacer = SubscriberPacer(eventLoop: loop)
+            pacer.pace(for: 200_000)
+            let accepted = (0..<1_000).map { _ in
+                [UInt8](repeating: 0, count: 1_200).withUnsafeBytes { pacer.send($0, rewrite: { _ in }, paced: true, via: sent.sink) }
+            }
+            pacer.close()
+            return accepted
+        }.get()
+        // The first goes at once; 833 × 1,200 bytes fit in 1 MB; the other 166 are refused.
+        #expect(accepted.filter { $0 }.count == 1 + SubscriberPacer.capacityBytes / 1_200)
+        #expect(accepted.suffix(166).allSatisfy { !$0 })
+        #expect(sent.count == 1, "closed: nothing held is sent")
+    }
+}
