@@ -41,6 +41,9 @@ public final class TransportSendHistory {
 
     public init(firstSequence: UInt16 = 0) { next = firstSequence }
 
+    /// The number the next packet will take.
+    public var nextSequence: UInt16 { next }
+
     /// The number for the next packet; each call takes a new one (wrapping at 2¹⁶).
     public func takeSequence() -> UInt16 {
         defer { next &+= 1 }

@@ -133,3 +133,34 @@ import Testing
         #expect(estimator.estimate == 160_000)
     }
 }
+
+/// A probe judged by what transport-cc feedback says of its own packets, padding included.
+struct ProbeArrivalsTests {
+    @Test("only packets numbered from the probe's start count, across the wrap; the loss needs 20 reported packets")
+    func countsTheProbesPackets() {
+        var arrivals = ProbeArrivals(firstSequence: 65_530)
+        arrivals.record(sequence: 65_529, arrived: false)
+        arrivals.record(sequence: 60_000, arrived: false)
+        #expect(arrivals.lost == 0, "sent before the probe")
+        for offset in 0..<19 { arrivals.record(sequence: 65_530 &+ UInt16(offset), arrived: true) }
+        #expect(arrivals.received == 19)
+        #expect(arrivals.loss == nil, "19 reported: too few to say")
+        arrivals.record(sequence: 12, arrived: true)
+        #expect(arrivals.loss == 0)
+    }
+
+    @Test("fails now at three lost and 2 % of what was reported, not before")
+    func failsNow() {
+        var arrivals = ProbeArrivals(firstSequence: 100)
+        for sequence in UInt16(100)..<240 { arrivals.record(sequence: sequence, arrived: true) }
+        arrivals.record(sequence: 240, arrived: false)
+        arrivals.record(sequence: 241, arrived: false)
+        #expect(!arrivals.failsNow, "two lost")
+        arrivals.record(sequence: 242, arrived: false)
+        #expect(arrivals.failsNow, "3 of 143: 2.1 %")
+        var spread = ProbeArrivals(firstSequence: 0)
+        for sequence in UInt16(0)..<200 { spread.record(sequence: sequence, arrived: sequence % 100 != 0) }
+        spread.record(sequence: 200, arrived: false)
+        #expect(!spread.failsNow, "3 of 201: 1.5 %, a link that loses now and then")
+    }
+}

@@ -20,7 +20,8 @@ import StageWire
 /// `DelayTrendline`, and at over-use the estimate drops to what arrived lately
 /// (`RecentRate`) and the layers are reallocated at once, without waiting for the next
 /// receiver report (a second or so); a probe under way fails. A link that narrows is seen in
-/// its queue within a few feedback packets, before it drops anything.
+/// its queue within a few feedback packets, before it drops anything. Its probes are judged by
+/// their own arrivals too (`ProbeArrivals`: the padding's loss, which its reports never show).
 final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
     /// Numbers and send times of what the subscriber was sent, if it negotiated transport-cc.
@@ -66,6 +67,9 @@ final class DownlinkAdaptation {
     private var probeSucceeded = false
     /// When the next probe may start, and when one under way is given up.
     private var probeSchedule = ProbeSchedule()
+    /// What transport-cc feedback said of the packets sent since the probe under way started
+    /// (nil: no probe, or a subscriber without transport-cc).
+    private var probeArrivals: ProbeArrivals?
     /// Probe bytes sent since the last report (they count as sent).
     private var probeBytes = 0
     private var probeTask: RepeatedTask?
@@ -128,11 +132,18 @@ final class DownlinkAdaptation {
             reportedSentRate.add(size: size, at: packet.sentAt)
             guard let arrivedAt = packet.arrivedAt else {
                 overuseArrivals.lost += 1
+                probeArrivals?.record(sequence: packet.sequence, arrived: false)
                 continue
             }
             overuseArrivals.received += 1
+            probeArrivals?.record(sequence: packet.sequence, arrived: true)
             trendline.packet(sentAt: packet.sentAt, arrivedAt: arrivedAt)
             arrivedRate.add(size: size, at: arrivedAt)
+        }
+        // A probe whose own packets (its padding among them) are lost fails now.
+        if probe != nil, probeArrivals?.failsNow == true {
+            probeSchedule.ended(passed: false, now: now)
+            giveUpProbe()
         }
         guard trendline.usage == .overusing else {
             overuseArrivals = (0, 0)
@@ -198,8 +209,10 @@ final class DownlinkAdaptation {
         estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: trendline.usage == .normal)
         weighed = true
         if let running = probe, now >= running.until {
+            // What was lost of the media, and — where feedback tells — of everything the probe's time sent.
+            let probeLoss = max(loss, probeArrivals?.loss ?? 0)
             stopProbe()
-            probeSucceeded = loss < 0.02
+            probeSucceeded = probeLoss < ProbeSchedule.lossToGiveUp
             (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
             probeSchedule.ended(passed: probeSucceeded, now: now)
         }
@@ -245,6 +258,7 @@ final class DownlinkAdaptation {
     private func startProbe(from consumer: Consumer, bitsPerSecond: Int, packetsSent: Int, now: ContinuousClock.Instant) {
         guard let eventLoop else { return }
         probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer, packetsAtStart: packetsSent)
+        probeArrivals = sendHistory.map { ProbeArrivals(firstSequence: $0.nextSequence) }
         probeSchedule.started()
         // The task runs on the loop this object lives on.
         let adaptation = NIOLoopBound(WeakAdaptation(adaptation: self), eventLoop: eventLoop)
@@ -263,6 +277,7 @@ final class DownlinkAdaptation {
         probeTask?.cancel()
         probeTask = nil
         probe = nil
+        probeArrivals = nil
     }
 
     /// One tick of padding at the probe's rate.
