@@ -6,6 +6,8 @@ public final class Consumer {
     public let id: String
     public private(set) weak var producer: Producer?
     var munger: RTPMunger
+    /// Splices the VP8 PictureID and TL0PICIDX across layer switches (video only).
+    private var pictureMunger: VP8PictureMunger?
     /// Copies `packet`, lets `rewrite` change the copy's header, protects and sends it.
     let send: (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
     /// Layer choice for a simulcast producer (nil for a plain track).
@@ -51,6 +53,7 @@ public final class Consumer {
         munger = RTPMunger(outgoingSSRC: outgoingSSRC, payloadType: payloadType)
         self.send = send
         if !producer.layers.isEmpty { selector = LayerSelector() }
+        if producer.kind == .video { pictureMunger = VP8PictureMunger() }
         observer = producer.observer
         producer.attach(self)
     }
@@ -101,7 +104,10 @@ public final class Consumer {
             if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, reason: .layerSwitch, now: now) }
             return
         }
-        if send(packet, { munger.rewrite($0, source: fields, now: now) }) {
+        if send(packet, { out in
+            munger.rewrite(out, source: fields, now: now)
+            pictureMunger?.rewrite(UnsafeMutableRawBufferPointer(rebasing: out[min(payloadOffset, out.count)...]), source: fields.ssrc)
+        }) {
             packetsForwarded += 1
             octetsForwarded += max(0, packet.count - payloadOffset)
         }
@@ -170,14 +176,21 @@ public final class Consumer {
     private func resend(_ packet: UnsafeRawBufferPointer, outgoing: UInt16, origin: RTPMunger.Origin) -> Bool {
         let fields = RTPFixedFields(packet)
         let send = sendRepair ?? send
+        guard let payload = try? RTPHeader.parse(packet).payload else { return false }
         guard let retransmission, let buffer = retransmissionBuffer else {
-            return send(packet) { munger.rewriteRetransmission($0, source: fields, outgoing: outgoing, origin: origin) }
+            return send(packet) { out in
+                munger.rewriteRetransmission(out, source: fields, outgoing: outgoing, origin: origin)
+                pictureMunger?.rewriteRetransmission(UnsafeMutableRawBufferPointer(rebasing: out[payload.lowerBound...]), source: origin.source)
+            }
         }
-        guard let payload = try? RTPHeader.parse(packet).payload,
-              let length = RTPRetransmission.wrap(packet, payload: payload, into: buffer, ssrc: retransmission.ssrc,
+        guard let length = RTPRetransmission.wrap(packet, payload: payload, into: buffer, ssrc: retransmission.ssrc,
                                                   payloadType: retransmission.payloadType, sequenceNumber: retransmissionSequence,
                                                   originalSequence: outgoing, timestamp: fields.timestamp &+ origin.timestampOffset)
         else { return false }
+        // The original payload follows the RTX header and the OSN (RFC 4588 §4).
+        pictureMunger?.rewriteRetransmission(
+            UnsafeMutableRawBufferPointer(rebasing: buffer[(payload.lowerBound + RTPRetransmission.originalSequenceSize)..<length]),
+            source: origin.source)
         retransmissionSequence &+= 1
         return send(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { _ in }
     }

@@ -96,6 +96,28 @@ extension VP8PayloadDescriptor {
         return layout.size
     }
 
+    /// The PictureID and TL0PICIDX a descriptor carries, each passed through `map` and written
+    /// back in place, in one parse (an SFU splicing simulcast layers into one sequence). A field
+    /// the descriptor lacks is given as nil and left alone; a 7-bit PictureID comes in and goes
+    /// out in 7 bits (with `isLong` false).
+    /// - Returns: the values as written.
+    /// - Throws: the parse errors; nothing is written then.
+    @discardableResult
+    public static func mapPictureFields(
+        in payload: UnsafeMutableRawBufferPointer,
+        _ map: (_ pictureID: (value: UInt16, isLong: Bool)?, _ tl0PicIdx: UInt8?) -> (pictureID: UInt16?, tl0PicIdx: UInt8?)
+    ) throws(VP8Error) -> (pictureID: UInt16?, tl0PicIdx: UInt8?) {
+        let layout = try VP8DescriptorLayout(UnsafeRawBufferPointer(payload))
+        let pictureID = layout.pictureIDOffset.map { offset in
+            (value: layout.longPictureID ? UInt16(payload[offset] & 0x7F) << 8 | UInt16(payload[offset + 1]) : UInt16(payload[offset] & 0x7F),
+             isLong: layout.longPictureID)
+        }
+        let mapped = map(pictureID, layout.tl0PicIdxOffset.map { payload[$0] })
+        if let value = mapped.pictureID { writePictureID(value, layout: layout, in: payload) }
+        if let value = mapped.tl0PicIdx, let offset = layout.tl0PicIdxOffset { payload[offset] = value }
+        return mapped
+    }
+
     /// Writes the PictureID at the layout's offset in the packet's width; no-op without one.
     private static func writePictureID(_ pictureID: UInt16, layout: VP8DescriptorLayout, in payload: UnsafeMutableRawBufferPointer) {
         guard let offset = layout.pictureIDOffset else { return }
