@@ -182,4 +182,18 @@ private func fuzzVP8(_ input: UnsafeRawBufferPointer) {
     if descriptor.pictureID != nil { expected.pictureID = descriptor.longPictureID ? 0x1234 : 0x34 }
     if descriptor.tl0PicIdx != nil { expected.tl0PicIdx = 0x56 }
     guard rewritten == expected else { fatalError("vp8 rewrite fields") }
+
+    // The SFU's splice: the same values back change no byte; one more moves each field by one.
+    var same = Array(input)
+    _ = same.withUnsafeMutableBytes { try? VP8PayloadDescriptor.mapPictureFields(in: $0) { ($0?.value, $1) } }
+    guard same == Array(input) else { fatalError("vp8 map identity") }
+    var moved = Array(input)
+    _ = moved.withUnsafeMutableBytes { try? VP8PayloadDescriptor.mapPictureFields(in: $0) { ($0.map { $0.value &+ 1 }, $1.map { $0 &+ 1 }) } }
+    guard moved.count == input.count, Array(moved[size...]) == Array(input[size...]), let (shifted, _) = try? VP8PayloadDescriptor.parse(moved) else {
+        fatalError("vp8 map")
+    }
+    var plusOne = descriptor
+    if let id = descriptor.pictureID { plusOne.pictureID = (id &+ 1) & (descriptor.longPictureID ? 0x7FFF : 0x7F) }
+    if let index = descriptor.tl0PicIdx { plusOne.tl0PicIdx = index &+ 1 }
+    guard shifted == plusOne else { fatalError("vp8 map fields") }
 }

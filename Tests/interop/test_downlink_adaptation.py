@@ -145,8 +145,6 @@ def test_a_narrowing_link_moves_the_subscriber_down_and_back_up(netlab, tmp_path
     # delay: on 320 px 0.95 s after the drop (1.9–2.9 s by receiver reports alone).
     assert (_gauge(narrow_metrics, "proscenium_media_transport_feedback_received_total") or 0) > 0, narrow_metrics
     assert (_gauge(narrow_metrics, "proscenium_media_downlink_delay_overuses_total") or 0) >= 1, narrow_metrics
-    # The burst of the lower layer's keyframes was spread (the pacer held some of it).
-    assert (_gauge(narrow_metrics, "proscenium_media_paced_packets_total") or 0) > 0, narrow_metrics
     assert down_after is not None and down_after <= 3, "did not move down to the layer that fits"
     assert stall <= 2.5, "froze while the link was narrow"
     assert up_after is not None and up_after <= 20, "did not climb back to the top layer"
@@ -283,8 +281,6 @@ def test_a_chromium_whep_viewer_is_moved_down_and_back_up(netlab, tmp_path):
     # over-use (within a few hundred milliseconds) and Chromium decoded 320 px 0.8–1.8 s after
     # the drop in five runs (up to 3.9 s before, by receiver reports only).
     assert down_after is not None and down_after <= 3, "did not move down to the layer that fits"
-    # The pacer spread some bursts (keyframes of the layer moved to, probe padding).
-    assert (_gauge(narrow_metrics, "proscenium_media_paced_packets_total") or 0) > 0, narrow_metrics
     # Freezes where the move down lands: 0.3–0.6 s in four runs of five and 3.1 s (with a PLI)
     # in one before pacing; 0.2–0.5 s in four paced runs (and in four unpaced ones the same
     # day). The benchmark's bar (no freeze over 1 s) is not held here: a noisy machine's margin.
