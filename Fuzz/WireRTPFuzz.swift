@@ -20,8 +20,11 @@ public func fuzzRTP(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 }
 
 private func fuzzRTPHeader(_ input: UnsafeRawBufferPointer) {
+    let start = RTPHeader.payloadStart(input)
     guard let (header, payload) = try? RTPHeader.parse(input) else { return }
     guard header.marshalSize == payload.lowerBound, payload.upperBound <= input.count else { fatalError("rtp layout") }
+    // The quick walk agrees with the parse wherever the parse succeeds.
+    guard start == payload.lowerBound else { fatalError("rtp payload start") }
 
     // Every element lies inside the extension block; decoding values must not trap.
     var elements = header.extensions(in: input)

@@ -8,7 +8,9 @@ public final class Consumer {
     var munger: RTPMunger
     /// Splices the VP8 PictureID and TL0PICIDX across layer switches (video only).
     private var pictureMunger: VP8PictureMunger?
-    /// Copies `packet`, lets `rewrite` change the copy's header, protects and sends it.
+    /// Copies `packet`, lets `rewrite` change the copy's header (and the VP8 descriptor of a
+    /// video payload), protects and sends it. The copy may have another extension block than
+    /// `packet`: `rewrite` finds the payload in what it is given.
     let send: (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
     /// Layer choice for a simulcast producer (nil for a plain track).
     public private(set) var selector: LayerSelector?
@@ -106,7 +108,10 @@ public final class Consumer {
         }
         if send(packet, { out in
             munger.rewrite(out, source: fields, now: now)
-            pictureMunger?.rewrite(UnsafeMutableRawBufferPointer(rebasing: out[min(payloadOffset, out.count)...]), source: fields.ssrc)
+            // The copy may carry another extension block than `packet` (the server writes its own): its payload moved.
+            if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
+                pictureMunger?.rewrite(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: fields.ssrc)
+            }
         }) {
             packetsForwarded += 1
             octetsForwarded += max(0, packet.count - payloadOffset)
@@ -180,7 +185,9 @@ public final class Consumer {
         guard let retransmission, let buffer = retransmissionBuffer else {
             return send(packet) { out in
                 munger.rewriteRetransmission(out, source: fields, outgoing: outgoing, origin: origin)
-                pictureMunger?.rewriteRetransmission(UnsafeMutableRawBufferPointer(rebasing: out[payload.lowerBound...]), source: origin.source)
+                if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
+                    pictureMunger?.rewriteRetransmission(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: origin.source)
+                }
             }
         }
         guard let length = RTPRetransmission.wrap(packet, payload: payload, into: buffer, ssrc: retransmission.ssrc,

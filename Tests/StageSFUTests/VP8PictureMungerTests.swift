@@ -110,4 +110,46 @@ struct VP8PictureMungerTests {
         }
         #expect(resent == 503, "the RTX copy carries the PictureID the packet was first sent with")
     }
+
+    @Test("the copy a consumer rewrites may have another extension block than the packet (the server writes its own): the descriptor is found in the copy")
+    func copyWithAnotherExtensionBlock() throws {
+        final class Copies { var packets: [[UInt8]] = [] }
+        let copies = Copies()
+        let producer = Producer(id: "p:video", kind: .video, layers: ["q", "f"]) { _ in }
+        // Like ForwardedPacketWriter: the publisher's extension block (8 bytes of elements) is
+        // dropped from the copy before the consumer rewrites it.
+        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { packet, rewrite in
+            let payload = try! RTPHeader.parse(packet).payload
+            var copy = Array(packet[..<RTPHeader.fixedSize]) + Array(packet[payload])
+            copy[0] &= ~0x10
+            copy.withUnsafeMutableBytes { rewrite($0) }
+            copies.packets.append(copy)
+            return true
+        }
+        consumer.setPreferredLayer(0)
+        func packet(ssrc: UInt32, sequence: UInt16, pictureID: UInt16, keyframe: Bool) -> [UInt8] {
+            var header = RTPMungerTests.packet(ssrc: ssrc, sequence: sequence, timestamp: UInt32(sequence) * 3000).dropLast()
+            header[0] |= 0x10
+            let extensionBlock: [UInt8] = [0xBE, 0xDE, 0x00, 0x02, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90]
+            let descriptor = VP8PayloadDescriptor(startOfPartition: true, pictureID: pictureID).serialized()
+            return Array(header) + extensionBlock + descriptor + (keyframe ? [0x10, 0x9D, 0x01, 0x2A] : [0x11, 0x01, 0x02, 0x03])
+        }
+        func receive(_ bytes: [UInt8], layer: Int) {
+            var bytes = bytes
+            bytes.withUnsafeMutableBytes {
+                producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0)), layer: layer, payloadOffset: 24, now: RetransmissionTests.start)
+            }
+        }
+        receive(packet(ssrc: 0xA, sequence: 10, pictureID: 500, keyframe: true), layer: 0)
+        consumer.setPreferredLayer(1)
+        receive(packet(ssrc: 0xF, sequence: 900, pictureID: 20_000, keyframe: true), layer: 1)
+        receive(packet(ssrc: 0xF, sequence: 901, pictureID: 20_001, keyframe: false), layer: 1)
+        let forwarded = try copies.packets.map { bytes in
+            let payload = try RTPHeader.parse(bytes).payload
+            let (descriptor, size) = try bytes.withUnsafeBytes { try VP8PayloadDescriptor.parse(UnsafeRawBufferPointer(rebasing: $0[payload])) }
+            return (descriptor.pictureID, Array(bytes[(payload.lowerBound + size)...]))
+        }
+        #expect(forwarded.map(\.0) == [500, 501, 502])
+        #expect(forwarded.map(\.1) == [[0x10, 0x9D, 0x01, 0x2A], [0x10, 0x9D, 0x01, 0x2A], [0x11, 0x01, 0x02, 0x03]], "the frames untouched")
+    }
 }

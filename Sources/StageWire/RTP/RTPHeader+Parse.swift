@@ -75,3 +75,19 @@ extension RTPHeader {
         }.get()
     }
 }
+
+extension RTPHeader {
+    /// Where the payload of a packet whose header was already checked starts: after the fixed
+    /// header, the CSRC list and the extension block (RFC 3550 §5.1, §5.3.1); nil when those do
+    /// not fit. For a copy whose extension block was replaced since it was parsed.
+    public static func payloadStart(_ packet: UnsafeRawBufferPointer) -> Int? {
+        guard packet.count >= fixedSize else { return nil }
+        var offset = fixedSize + 4 * Int(packet[0] & RTPHeaderBits.csrcCountMask)
+        if packet[0] & RTPHeaderBits.extensionMask != 0 {
+            guard packet.count >= offset + extensionHeaderSize else { return nil }
+            let words = Int(UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self)))
+            offset += extensionHeaderSize + 4 * words
+        }
+        return offset <= packet.count ? offset : nil
+    }
+}
