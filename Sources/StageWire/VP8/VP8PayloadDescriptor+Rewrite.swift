@@ -100,7 +100,7 @@ extension VP8PayloadDescriptor {
     /// back in place, in one parse (an SFU splicing simulcast layers into one sequence). A field
     /// the descriptor lacks is given as nil and left alone; a 7-bit PictureID comes in and goes
     /// out in 7 bits (with `isLong` false).
-    /// - Returns: the values as written.
+    /// - Returns: what `map` returned (written in the field's width: a PictureID's low 7 or 15 bits).
     /// - Throws: the parse errors; nothing is written then.
     @discardableResult
     public static func mapPictureFields(
