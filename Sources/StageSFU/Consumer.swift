@@ -181,7 +181,6 @@ public final class Consumer {
     private func resend(_ packet: UnsafeRawBufferPointer, outgoing: UInt16, origin: RTPMunger.Origin) -> Bool {
         let fields = RTPFixedFields(packet)
         let send = sendRepair ?? send
-        guard let payload = try? RTPHeader.parse(packet).payload else { return false }
         guard let retransmission, let buffer = retransmissionBuffer else {
             return send(packet) { out in
                 munger.rewriteRetransmission(out, source: fields, outgoing: outgoing, origin: origin)
@@ -190,7 +189,8 @@ public final class Consumer {
                 }
             }
         }
-        guard let length = RTPRetransmission.wrap(packet, payload: payload, into: buffer, ssrc: retransmission.ssrc,
+        guard let payload = try? RTPHeader.parse(packet).payload,
+              let length = RTPRetransmission.wrap(packet, payload: payload, into: buffer, ssrc: retransmission.ssrc,
                                                   payloadType: retransmission.payloadType, sequenceNumber: retransmissionSequence,
                                                   originalSequence: outgoing, timestamp: fields.timestamp &+ origin.timestampOffset)
         else { return false }

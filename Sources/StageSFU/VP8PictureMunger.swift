@@ -10,9 +10,9 @@ public import StageWire
 /// as it is.
 public struct VP8PictureMunger: Sendable {
     /// What is added to a source's PictureID (15-bit arithmetic) and TL0PICIDX (8-bit).
-    public struct Offsets: Sendable, Equatable {
-        public var pictureID: UInt16 = 0
-        public var tl0PicIdx: UInt8 = 0
+    struct Offsets: Sendable, Equatable {
+        var pictureID: UInt16 = 0
+        var tl0PicIdx: UInt8 = 0
     }
 
     private var source: UInt32?
