@@ -29,6 +29,8 @@ SETTLE_SECONDS = 25
 # How long the links stay narrowed when the run does not wait for the host to encode q alone.
 NARROWED_SECONDS = 25
 CPU_SECONDS = 8
+# How long after the host encodes q alone every guest may take to show a q frame.
+LANDING_SECONDS = 15
 
 
 def _width(guest):
@@ -53,9 +55,9 @@ def _host_cpu(host, seconds):
 
 def run(netlab, tmp_path, subscribers, server_args=(), wait_for_q_alone=True):
     """One run: `subscribers` guests on alternating caps for SETTLE_SECONDS, then every link
-    narrowed until the host encodes q alone (or, with `wait_for_q_alone` false, for
-    NARROWED_SECONDS). Returns the participants (left), the widths each guest decoded at the
-    end of both phases, the host's layers and CPU, and when the links narrowed."""
+    narrowed until the host encodes q alone and every guest shows a 320 px frame (at most
+    LANDING_SECONDS more), or, with `wait_for_q_alone` false, for NARROWED_SECONDS. Returns
+    the participants (left), the widths each guest decoded at the end of both phases, the host's layers and CPU, and when the links narrowed."""
     srv = netlab.public_host("srv")
     server = LabServer(netlab, srv, tmp_path, list(server_args)).start()
     host_box = netlab.public_host("host")
@@ -84,6 +86,12 @@ def run(netlab, tmp_path, subscribers, server_args=(), wait_for_q_alone=True):
         narrowed = time.time()
         if wait_for_q_alone:
             host.wait_for(lambda p: _host_layers(p) == {"q"}, 45, "the host encoding q alone")
+            # The host stops f as soon as every consumer is switching to q; a guest shows 320 px
+            # once the q keyframe it waits for comes through its narrowed link, which can take
+            # seconds more (CI saw one guest still on its last 1280 px frame at this moment).
+            deadline = time.monotonic() + LANDING_SECONDS
+            while time.monotonic() < deadline and any(_width(guest) != CAPS[0][1] for guest in guests):
+                time.sleep(0.5)
         else:
             time.sleep(NARROWED_SECONDS)
         narrowed_widths = [_width(guest) for guest in guests]
