@@ -9,7 +9,11 @@
 /// spreading).
 ///
 /// A packet may go while the budget is not in debt; sending it spends its size (the budget may
-/// go below zero: a packet is never split). The budget fills at the pacing rate up to
+/// go below zero: a packet is never split). An answer to a NACK goes ahead of what waits, at
+/// most one burst into debt (`mayRepair`): repairs share the link with the media instead of
+/// adding to it — on a link already full, unbounded repairs are lost in turn, asked for again
+/// and answered again (libwebrtc paces retransmissions ahead of video and caps their rate at
+/// the target). The budget fills at the pacing rate up to
 /// `burst` of it. What waits in the caller's queue raises the rate so that the queue is sent
 /// within `longestQueue`: pacing delays, it never starves (libwebrtc's queue-time limit).
 public struct PacingBudget: Sendable {
@@ -44,6 +48,16 @@ public struct PacingBudget: Sendable {
         return bitsPerSecond == nil || bytes >= 0
     }
 
+    /// Whether an answer to a NACK may leave at `now`, with `queuedBytes` waiting: while the
+    /// budget is less than one burst in debt (a repair goes ahead of held media; beyond that
+    /// the link is sent more than its estimate, and the receiver asks again after its RTT or
+    /// asks for a keyframe).
+    public mutating func mayRepair(queuedBytes: Int, now: ContinuousClock.Instant) -> Bool {
+        refill(queuedBytes: queuedBytes, now: now)
+        guard let rate = rate(queuedBytes: queuedBytes) else { return true }
+        return bytes >= -Self.burstBytes(rate: rate)
+    }
+
     /// A packet of `size` bytes left (whether it was paced or not: audio is counted, not held).
     public mutating func spend(_ size: Int, queuedBytes: Int, now: ContinuousClock.Instant) {
         refill(queuedBytes: queuedBytes, now: now)
@@ -56,7 +70,7 @@ public struct PacingBudget: Sendable {
         return .nanoseconds(Int64(-bytes * 8 / rate * 1e9))
     }
 
-    /// Bytes a second the budget fills at, raised so that `queuedBytes` leave within `longestQueue`.
+    /// Bits a second the budget fills at, raised so that `queuedBytes` leave within `longestQueue`.
     private func rate(queuedBytes: Int) -> Double? {
         guard let bitsPerSecond else { return nil }
         let drain = Double(queuedBytes * 8) / Self.seconds(Self.longestQueue)
@@ -66,8 +80,12 @@ public struct PacingBudget: Sendable {
     private mutating func refill(queuedBytes: Int, now: ContinuousClock.Instant) {
         defer { updatedAt = now }
         guard let rate = rate(queuedBytes: queuedBytes), let last = updatedAt, now > last else { return }
-        let ceiling = max(rate / 8 * Self.seconds(Self.burst), Double(Self.minimumBurstBytes))
-        bytes = min(bytes + rate / 8 * Self.seconds(now - last), ceiling)
+        bytes = min(bytes + rate / 8 * Self.seconds(now - last), Self.burstBytes(rate: rate))
+    }
+
+    /// The bytes of one burst at `rate` bits a second: `burst` of it, at least `minimumBurstBytes`.
+    private static func burstBytes(rate: Double) -> Double {
+        max(rate / 8 * seconds(burst), Double(minimumBurstBytes))
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -114,6 +114,9 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     /// A video packet for a subscriber whose pacer already holds as much as it may (1 MB):
     /// the media loop stalled, or the subscriber is sent far more than its link's estimate.
     case pacerQueueFull = "pacer_queue_full"
+    /// An answer to a NACK not sent: its subscriber's pacer was a burst in debt already (the
+    /// link is being sent what its estimate allows). The subscriber asks again or asks for a keyframe.
+    case repairOverBudget = "repair_over_budget"
 
     /// Counters built once: the drop path runs per packet.
     static let counters: [MediaDropReason: Counter] = Dictionary(uniqueKeysWithValues: allCases.map {

@@ -9,6 +9,9 @@ struct PacingBudgetTests {
     static func may(_ budget: inout PacingBudget, at milliseconds: Int) -> Bool {
         budget.maySend(queuedBytes: 0, now: at(milliseconds))
     }
+    static func mayRepair(_ budget: inout PacingBudget, queued: Int, at milliseconds: Int) -> Bool {
+        budget.mayRepair(queuedBytes: queued, now: at(milliseconds))
+    }
 
     @Test("without an estimate nothing waits")
     func unpaced() {
@@ -74,5 +77,19 @@ struct PacingBudgetTests {
         #expect(budget.wait(queuedBytes: 0) == .nanoseconds(53_333_333), "1,000 bytes at 150 kbps")
         // 100 KB waiting must go within 250 ms: 3.2 Mbps, so the debt is paid 21× sooner.
         #expect(budget.wait(queuedBytes: 100_000) == .microseconds(2_500))
+    }
+
+    @Test("a repair may go until the budget is one burst in debt, held video or not; without an estimate always")
+    func repairs() {
+        var budget = PacingBudget()
+        #expect(Self.mayRepair(&budget, queued: 0, at: 0), "no estimate")
+        budget.pace(for: 200_000)  // 300 kbps: one burst is the 2,400-byte minimum
+        #expect(Self.mayRepair(&budget, queued: 5_000, at: 0))
+        budget.spend(1_500, queuedBytes: 5_000, now: Self.at(0))
+        #expect(!Self.may(&budget, at: 0), "video waits")
+        #expect(Self.mayRepair(&budget, queued: 5_000, at: 0), "1,500 in debt, under a burst")
+        budget.spend(1_000, queuedBytes: 5_000, now: Self.at(0))
+        #expect(!Self.mayRepair(&budget, queued: 0, at: 0), "2,500 in debt")
+        #expect(Self.mayRepair(&budget, queued: 0, at: 3), "3 ms at 37.5 bytes a millisecond paid 112 of it")
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 import Testing
 
 /// The subscriber's pacer on a real event loop and the real clock: what it holds leaves in order,
-/// rewritten, spread at the pacing rate; audio is not held; nothing is held without an estimate.
+/// rewritten, spread at the pacing rate; audio is not held; repairs go ahead of held video within
+/// one burst of debt; nothing is held without an estimate.
 @Suite(.serialized)
 struct SubscriberPacerTests {
     /// What the sink saw: when, the first byte (the packet's index, written by its rewrite), its size.
@@ -34,11 +35,11 @@ struct SubscriberPacerTests {
             pacer.pace(for: 200_000)  // paced at 300 kbps
             var accepted = (0..<12).map { index in
                 [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { packet in
-                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, paced: true, via: sent.sink)
+                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, as: .video, via: sent.sink)
                 }
             }
             accepted.append([UInt8](repeating: 0, count: 100).withUnsafeBytes { packet in
-                pacer.send(packet, rewrite: { $0[0] = 99 }, paced: false, via: sent.sink)
+                pacer.send(packet, rewrite: { $0[0] = 99 }, as: .audio, via: sent.sink)
             })
             // Kept alive until it has sent what it holds.
             loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(pacer) {} }
@@ -67,7 +68,7 @@ struct SubscriberPacerTests {
             let pacer = SubscriberPacer(eventLoop: loop)
             for index in 0..<12 {
                 _ = [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { packet in
-                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, paced: true, via: sent.sink)
+                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, as: .video, via: sent.sink)
                 }
             }
             return sent.count
@@ -83,7 +84,7 @@ struct SubscriberPacerTests {
             let pacer = SubscriberPacer(eventLoop: loop)
             pacer.pace(for: 200_000)
             let accepted = (0..<1_000).map { _ in
-                [UInt8](repeating: 0, count: 1_200).withUnsafeBytes { pacer.send($0, rewrite: { _ in }, paced: true, via: sent.sink) }
+                [UInt8](repeating: 0, count: 1_200).withUnsafeBytes { pacer.send($0, rewrite: { _ in }, as: .video, via: sent.sink) }
             }
             pacer.close()
             return accepted
@@ -92,5 +93,26 @@ struct SubscriberPacerTests {
         #expect(accepted.filter { $0 }.count == 1 + SubscriberPacer.capacityBytes / 1_200)
         #expect(accepted.suffix(166).allSatisfy { !$0 })
         #expect(sent.count == 1, "closed: nothing held is sent")
+    }
+
+    @Test("a repair goes ahead of held video while the budget is less than a burst in debt, then is refused (repair_over_budget)")
+    func repairsAreBounded() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let sent = Sent()
+        let accepted = try await loop.submit {
+            let pacer = SubscriberPacer(eventLoop: loop)
+            pacer.pace(for: 200_000)  // paced at 300 kbps; one burst is the 2,400-byte minimum
+            let send = { (index: Int, traffic: SubscriberPacer.Traffic) in
+                [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { pacer.send($0, rewrite: { $0[0] = UInt8(index) }, as: traffic, via: sent.sink) }
+            }
+            // Video 0 leaves (1,000 in debt), 1 and 2 are held; repairs 10 and 11 take the
+            // debt to 3,000 bytes; repair 12 would go beyond one burst.
+            let accepted = [send(0, .video), send(1, .video), send(2, .video), send(10, .repair), send(11, .repair), send(12, .repair)]
+            loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(pacer) {} }
+            return accepted
+        }.get()
+        #expect(accepted == [true, true, true, true, true, false])
+        try await Self.waitFor(sent, count: 5)
+        #expect(sent.packets.withLock { $0.map(\.index) } == [0, 10, 11, 1, 2], "the repairs went ahead of the held video")
     }
 }

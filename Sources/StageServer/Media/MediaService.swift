@@ -139,14 +139,14 @@ final class MediaService: @unchecked Sendable {
                     forwarded.count(bytes: packet.count)
                     return true
                 }
-                let paced = producer.kind == .video
+                let traffic: SubscriberPacer.Traffic = producer.kind == .video ? .video : .audio
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
                                         payloadType: section.codec.payloadType) { [pacer = session.pacer] packet, rewrite in
                     guard let pacer else { return sink(packet, rewrite) }
-                    return pacer.send(packet, rewrite: rewrite, paced: paced, via: sink)
+                    return pacer.send(packet, rewrite: rewrite, as: traffic, via: sink)
                 }
                 if let pacer = session.pacer {
-                    consumer.sendRepair = { packet, rewrite in pacer.send(packet, rewrite: rewrite, paced: false, via: sink) }
+                    consumer.sendRepair = { packet, rewrite in pacer.send(packet, rewrite: rewrite, as: .repair, via: sink) }
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
                 var retransmissionSSRC: UInt32?

@@ -7,8 +7,10 @@ import StageTransport
 /// already rewritten by its consumer — and sent from a timer on the media event loop, in the
 /// order it came. Audio and answers to NACKs are never held (late audio is lost audio; a
 /// repair held here would be asked for again, and answered again, while it waits); they are
-/// counted in the budget. Until the subscriber has an estimate nothing is held, and the path is
-/// the direct one.
+/// counted in the budget. A repair goes ahead of held video, but only while the budget is less
+/// than one burst in debt (`PacingBudget.mayRepair`); beyond that it is dropped
+/// (`repair_over_budget`). Until the subscriber has an estimate nothing is held, and the path
+/// is the direct one.
 ///
 /// A held packet's transport-wide number and send time are written when it leaves, by its
 /// `Sink`: the subscriber's delay estimate sees the link's queue, not ours.
@@ -28,6 +30,16 @@ final class SubscriberPacer {
     /// The timer never fires sooner than this after it is set.
     static let shortestWait: Duration = .milliseconds(1)
 
+    /// What a packet is to the pacer.
+    enum Traffic {
+        /// Video media or probe padding: held while the budget is in debt.
+        case video
+        /// Never held, counted.
+        case audio
+        /// An answer to a NACK: sent ahead of held video within one burst of debt, else dropped.
+        case repair
+    }
+
     private struct Held {
         let bytes: [UInt8]
         let sink: Sink
@@ -46,11 +58,16 @@ final class SubscriberPacer {
 
     /// Sends `packet` through `sink` now, or holds it (true: it will be sent). Call on the
     /// media event loop.
-    /// - Parameter paced: false for audio and repairs (counted, never held).
-    func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, paced: Bool, via sink: @escaping Sink) -> Bool {
+    func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, as traffic: Traffic,
+              via sink: @escaping Sink) -> Bool {
         guard budget.bitsPerSecond != nil, eventLoop != nil else { return sink(packet, rewrite) }
         let now = ContinuousClock.now
-        guard paced else {
+        switch traffic {
+        case .video: break
+        case .repair where !budget.mayRepair(queuedBytes: heldBytes, now: now):
+            MediaDropReason.repairOverBudget.count()
+            return false
+        case .audio, .repair:
             budget.spend(packet.count, queuedBytes: heldBytes, now: now)
             return sink(packet, rewrite)
         }
