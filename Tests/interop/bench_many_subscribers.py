@@ -1,5 +1,5 @@
 """The many-subscribers scenario as a benchmark: the run of test_many_subscribers.py with 20
-guests (by default), links of 150 kbps and 3 Mbps in turn, then every link narrowed to 150 kbps;
+guests (by default), links of 200 kbps and 3 Mbps in turn, then every link narrowed to 200 kbps;
 once with the server's stream allocator and once without it (--no-downlink-adaptation, every
 guest on the top layer: the reference). Printed as a summary and drawn as a PNG: the width each
 guest decoded, second by second, in both runs; the frames a second the narrow-link and the
@@ -20,9 +20,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from bench_plot import save_figure  # noqa: E402
 from netlab import NetLab  # noqa: E402
-from offnet import _at, counter_samples  # noqa: E402
+from offnet import counter_samples  # noqa: E402
 from test_dynacast import _layers  # noqa: E402
-from test_many_subscribers import CAPS, run  # noqa: E402
+from test_many_subscribers import CAPS, frame_rate, run  # noqa: E402
 
 RIDS = ("q", "h", "f")
 
@@ -35,15 +35,6 @@ def _host_layers(host):
             at = datetime.datetime.fromisoformat(status["time"].replace("Z", "+00:00")).timestamp()
             points.append((at, _layers(status) or set()))
     return points
-
-
-def _rate(frames, start, end):
-    """Frames decoded a second from `start` to `end` (wall times), over the part of that span
-    the counter's once-a-second samples cover (read linearly between them); 0 if none."""
-    if not frames:
-        return 0
-    start, end = max(start, frames[0][0]), min(end, frames[-1][0])
-    return (_at(frames, end) - _at(frames, start)) / (end - start) if end > start else 0
 
 
 def main():
@@ -74,8 +65,8 @@ def main():
     for name, result in runs.items():
         mixed = (result.joined, result.narrowed)
         frames = [counter_samples(g, "host", "framesDecoded") for g in result.guests]
-        narrow_rates = [round(_rate(f, *mixed), 1) for f, n in zip(frames, narrow) if n]
-        wide_rates = [round(_rate(f, *mixed), 1) for f, n in zip(frames, narrow) if not n]
+        narrow_rates = [round(frame_rate(f, *mixed), 1) for f, n in zip(frames, narrow) if n]
+        wide_rates = [round(frame_rate(f, *mixed), 1) for f, n in zip(frames, narrow) if not n]
         host_layers = _host_layers(result.host)
         print(f"[{name}] {args.subscribers} guests, caps {[c for c, _ in CAPS]} bps in turn: widths at the end of the mixed "
               f"phase {result.widths}; frames a second per guest while mixed: narrow links {narrow_rates}, wide links {wide_rates}; "
@@ -92,8 +83,8 @@ def main():
             # Each guest a few pixels above the last, so twenty lines on three widths stay apart.
             axes[row].step([t - result.narrowed for t, _ in widths], [w + 8 * index for _, w in widths], "-",
                            color=color, where="post", linewidth=0.8, alpha=0.8)
-        axes[row].plot([], [], color="tab:orange", label=f"guests on {CAPS[0][0] // 1000} kbps, then 150 kbps")
-        axes[row].plot([], [], color="tab:blue", label=f"guests on {CAPS[1][0] // 1_000_000} Mbps, then 150 kbps")
+        axes[row].plot([], [], color="tab:orange", label=f"guests on {CAPS[0][0] // 1000} kbps, then {CAPS[0][0] // 1000} kbps")
+        axes[row].plot([], [], color="tab:blue", label=f"guests on {CAPS[1][0] // 1_000_000} Mbps, then {CAPS[0][0] // 1000} kbps")
         axes[row].set_ylabel("decoded width (px; guest n\nis drawn 8n px higher)")
         axes[row].set_title(f"{'stream allocator on' if name == 'adaptive' else 'reference: no downlink adaptation'}", fontsize=10)
     for name, style in (("adaptive", "-"), ("reference", "--")):
@@ -101,7 +92,7 @@ def main():
         start = result.joined
         for cls, color in ((True, "tab:orange"), (False, "tab:blue")):
             frames = [counter_samples(g, "host", "framesDecoded") for g, n in zip(result.guests, narrow) if n == cls]
-            per_second = [sum(_rate(f, start + second, start + second + 1) for f in frames) / len(frames)
+            per_second = [sum(frame_rate(f, start + second, start + second + 1) for f in frames) / len(frames)
                           for second in range(int(result.ended - start))]
             axes[2].step([start + s - result.narrowed for s in range(len(per_second))], per_second, style, color=color,
                          where="post", label=f"{'narrow' if cls else 'wide'}-link guests ({name})")
@@ -117,13 +108,13 @@ def main():
     axes[3].set_yticks(range(len(RIDS)), [f"{rid} ({w} px)" for rid, w in zip(RIDS, (320, 640, 1280))])
     axes[3].set_ylim(-0.5, len(RIDS) - 0.3)
     axes[3].set_ylabel("host's layers")
-    axes[3].set_xlabel("seconds from every link narrowing to 150 kbps")
+    axes[3].set_xlabel(f"seconds from every link narrowing to {CAPS[0][0] // 1000} kbps")
     for axis in axes:
         axis.axvline(0, color="grey", linewidth=0.8)
         axis.legend(loc="lower left", fontsize=8)
         axis.grid(alpha=0.3)
     figure.suptitle(f"{args.subscribers} guests on one stage, links of {CAPS[0][0] // 1000} kbps and "
-                    f"{CAPS[1][0] // 1_000_000} Mbps in turn, then all 150 kbps")
+                    f"{CAPS[1][0] // 1_000_000} Mbps in turn, then all {CAPS[0][0] // 1000} kbps")
     save_figure(figure, args.png)
     if args.keep_logs:
         print(f"logs kept in {workdir}")
