@@ -13,7 +13,7 @@ link's cap separates reliably; a camera's layers differ 3–4×.
 
 Why 200 kbps for the narrow links: the q layer runs at its 150 kbps target (its keyframes
 included; 165 kbps on the wire), so a 150 kbps link (this test's narrow link until 2026-11-28)
-carried no layer: its guests lost 45–50 % of what was sent and froze for 15–20 s of 47, while
+carried no layer: its guests lost 42–52 % of what was sent and froze for 12–22 s of 47, while
 the test only looked at their width. At 250 kbps the 640 px layer (about 200 kbps) fitted now
 and then and guests stepped up and down. A narrow guest must now also decode at least
 MIN_NARROW_FPS frames a second.
