@@ -35,6 +35,10 @@ let package = Package(
         // Media wire formats: RTP, RTCP, STUN, SDP, VP8 payload descriptor, RFC 7983 demux.
         // Value types and parsers only: no I/O, no C, no crypto (STUN integrity is computed by callers).
         .target(name: "StageWire", swiftSettings: strict),
+        // Send-side congestion control on transport-cc: transport-wide numbering, GCC's delay-based
+        // detector, recent rates. Pure value logic, shared by the SFU's downlink estimate and the
+        // SDK publisher's uplink. No I/O.
+        .target(name: "StageCongestion", dependencies: ["StageWire"], swiftSettings: strict),
         // Forwarding: producers, consumers, header rewriting, layer selection. No I/O.
         .target(name: "StageSFU", dependencies: ["StageWire"], swiftSettings: strict),
         // C libraries from Debian, and the few wrappers Swift needs for their macros.
@@ -84,7 +88,7 @@ let package = Package(
         .target(
             name: "StageServer",
             dependencies: [
-                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageWire", "StageHLS",
+                "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageCongestion", "StageWire", "StageHLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -122,7 +126,7 @@ let package = Package(
         .target(
             name: "StageKit",
             dependencies: [
-                "StageProtocol", "StageTransport", "StageMedia", "StageDevices", "StageWire", "StageTLS",
+                "StageProtocol", "StageTransport", "StageMedia", "StageDevices", "StageWire", "StageTLS", "StageCongestion",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,6 +172,7 @@ let package = Package(
             name: "StageTransportTests",
             dependencies: ["StageTransport", "StageWire", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "StageSFUTests", dependencies: ["StageSFU", "StageWire"]),
+        .testTarget(name: "StageCongestionTests", dependencies: ["StageCongestion", "StageWire"]),
         .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageWire"]),
         .testTarget(
             name: "StageWireTests",
@@ -175,7 +180,7 @@ let package = Package(
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol", "StageHLS",
                                                              .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol"]),
+        .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport"]),
         .testTarget(name: "StageHLSTests", dependencies: ["StageHLS"]),
         .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia"]),
         .testTarget(

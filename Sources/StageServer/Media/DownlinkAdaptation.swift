@@ -1,4 +1,5 @@
 import NIOCore
+import StageCongestion
 import StageSFU
 import StageWire
 
@@ -17,8 +18,8 @@ import StageWire
 ///
 /// A subscriber that sends transport-cc feedback (Chromium, the SDK) is also judged by its delay, as GCC
 /// in a browser judges its own uplink: each feedback packet's arrivals go through
-/// `DelayTrendline`, and at over-use the estimate drops to what arrived lately
-/// (`RecentRate`) and the layers are reallocated at once, without waiting for the next
+/// `DelayBasedDetector` (StageCongestion, shared with the SDK publisher), and at over-use the
+/// estimate drops to what arrived lately and the layers are reallocated at once, without waiting for the next
 /// receiver report (a second or so); a probe under way fails. A link that narrows is seen in
 /// its queue within a few feedback packets, before it drops anything. Its probes are judged by
 /// their own arrivals too (`ProbeArrivals`: the padding's loss, which its reports never show).
@@ -26,20 +27,11 @@ final class DownlinkAdaptation {
     private var estimator = DownlinkEstimator()
     /// Numbers and send times of what the subscriber was sent, if it negotiated transport-cc.
     private let sendHistory: TransportSendHistory?
-    private var trendline = DelayTrendline()
-    /// What arrived lately (by the subscriber's clock), and what was sent of the packets its
-    /// feedback reports over as long (by ours).
-    private var arrivedRate = RecentRate()
-    private var reportedSentRate = RecentRate()
+    /// Its feedback's delay trend, and what arrived of what was sent (`DelayBasedDetector`).
+    private var delay = DelayBasedDetector()
     /// Packets the feedback reported received and lost since the delay last became steady: the
     /// loss during an over-use, which says whether the link overflows.
     private var overuseArrivals = (received: 0, lost: 0)
-    private var lastOveruseCut: ContinuousClock.Instant?
-    /// How often an over-use that goes on cuts the estimate again: the rate that arrived during
-    /// the first cut still held some of the wide link's.
-    static let overuseCutInterval: Duration = .milliseconds(200)
-    /// An over-use cuts the estimate only while what arrived is under this share of what was sent.
-    static let linkLimitedShare = 0.9
     private var allocator = StreamAllocator()
     /// What had been sent at the previous report: (when, packets, octets) over all consumers.
     private var lastSent: (at: ContinuousClock.Instant, packets: Int, octets: Int)?
@@ -128,35 +120,25 @@ final class DownlinkAdaptation {
         // No more packets than are remembered can be in flight: a report of more is not read.
         guard let sendHistory, Int(feedback.packetStatusCount) <= TransportSendHistory.capacity else { return }
         for packet in sendHistory.match(feedback) {
-            let size = packet.size + Self.transportOverheadPerPacket
-            reportedSentRate.add(size: size, at: packet.sentAt)
-            guard let arrivedAt = packet.arrivedAt else {
-                overuseArrivals.lost += 1
-                probeArrivals?.record(sequence: packet.sequence, arrived: false)
-                continue
-            }
-            overuseArrivals.received += 1
-            probeArrivals?.record(sequence: packet.sequence, arrived: true)
-            trendline.packet(sentAt: packet.sentAt, arrivedAt: arrivedAt)
-            arrivedRate.add(size: size, at: arrivedAt)
+            delay.packet(size: packet.size + Self.transportOverheadPerPacket, sentAt: packet.sentAt, arrivedAt: packet.arrivedAt)
+            let arrived = packet.arrivedAt != nil
+            if arrived { overuseArrivals.received += 1 } else { overuseArrivals.lost += 1 }
+            probeArrivals?.record(sequence: packet.sequence, arrived: arrived)
         }
         // A probe whose own packets (its padding among them) are lost fails now.
         if probe != nil, probeArrivals?.failsNow == true {
             probeSchedule.ended(passed: false, now: now)
             giveUpProbe()
         }
-        guard trendline.usage == .overusing else {
-            overuseArrivals = (0, 0)
-            lastOveruseCut = nil
-            return
-        }
         // The link is the limit only while less arrives than is sent into it: a queue that grew
         // before a layer was stopped still reads as over-use, and cutting to what arrived while
         // little was sent would leave the estimate below the lowest layer.
-        guard lastOveruseCut.map({ now - $0 >= Self.overuseCutInterval }) ?? true,
-              let arrived = arrivedRate.bitsPerSecond, let sent = reportedSentRate.bitsPerSecond,
-              Double(arrived) < Self.linkLimitedShare * Double(sent) else { return }
-        lastOveruseCut = now
+        let cutFrom = delay.overuseCut(nowMicros: Int64(IncomingStream.micros(now)))
+        guard delay.usage == .overusing else {
+            overuseArrivals = (0, 0)
+            return
+        }
+        guard let arrived = cutFrom else { return }
         MediaMetrics.shared.delayOveruses.increment()
         if probe != nil {
             probeSchedule.ended(passed: false, now: now)
@@ -206,7 +188,7 @@ final class DownlinkAdaptation {
         // the allocator's next step would need.
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
-        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: trendline.usage == .normal)
+        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: delay.usage == .normal)
         weighed = true
         if let running = probe, now >= running.until {
             // What was lost of the media, and — where feedback tells — of everything the probe's time sent.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import StageProtocol
+import StageCongestion
 import StageSFU
 import StageTransport
 import StageWire

@@ -1,3 +1,4 @@
+import StageCongestion
 import StageSFU
 import StageTransport
 
