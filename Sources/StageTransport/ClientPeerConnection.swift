@@ -138,10 +138,10 @@ public final class ClientPeerConnection: @unchecked Sendable {
                       track.kind == .video ? "a=rtpmap:\(pt) VP8/90000" : "a=rtpmap:\(pt) opus/48000/2"]
             if track.kind == .video { lines += ["a=rtcp-fb:\(pt) nack", "a=rtcp-fb:\(pt) nack pli"] }
             if let rtx { lines += ["a=rtpmap:\(rtx) rtx/90000", "a=fmtp:\(rtx) apt=\(pt)"] }
-            lines += ["a=extmap:\(Self.midExtensionID) \(RTPExtensionURI.mid)"]
-            if track.direction == .recvonly {
-                lines += ["a=extmap:\(Self.transportWideExtensionID) \(RTPExtensionURI.transportWideCC)", "a=rtcp-fb:\(pt) transport-cc"]
-            }
+            // transport-cc both ways: on what we receive, we report arrivals; on what we send,
+            // the server reports them to us (the publisher's own estimate).
+            lines += ["a=extmap:\(Self.midExtensionID) \(RTPExtensionURI.mid)",
+                      "a=extmap:\(Self.transportWideExtensionID) \(RTPExtensionURI.transportWideCC)", "a=rtcp-fb:\(pt) transport-cc"]
             if track.direction == .sendonly {
                 lines += ["a=msid:\(streamId) \(track.trackId)"]
                 if track.rids.isEmpty {

@@ -65,6 +65,9 @@ final class StatusView: StageRenderer {
                     let encoded = stats.filter { $0.type == "outbound-rtp" }.compactMap { $0["framesEncoded"]?.number }.max()
                     let decoded = stats.filter { $0.type == "inbound-rtp" }.compactMap { $0["framesDecoded"]?.number }.max()
                     object["framesEncoded"] = encoded.map { String(Int($0)) }
+                    // What a publisher's encoders aim for (its bitrate controller: REMB, loss, transport-cc delay).
+                    object["targetBitrate"] = stats.filter { $0.type == "outbound-rtp" }.compactMap { $0["targetBitrate"]?.number }.max()
+                        .map { String(Int($0)) }
                     object["framesDecoded"] = decoded.map { String(Int($0)) }
                     // Simulcast layers being encoded now (dynacast pauses those no subscriber receives).
                     let rids = stats.filter { $0.type == "outbound-rtp" && $0["active"]?.description != "false" }.compactMap { $0["rid"]?.description }

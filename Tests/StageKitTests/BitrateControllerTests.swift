@@ -84,4 +84,18 @@ import Testing
         controller.reportedLoss(0.10, nowMicros: 2_000_000)
         #expect(controller.target == 750_000)
     }
+
+    @Test func aDelayOveruseCutsToItsShareOfWhatArrivedAndHolds() {
+        var controller = BitrateController(minBitrate: 100_000, maxBitrate: 2_500_000, start: 2_000_000, nowMicros: 0)
+        controller.delayOverused(ackedBitsPerSecond: 400_000, nowMicros: 5_000_000)
+        #expect(controller.target == 340_000, "0.85 × what arrived")
+        controller.delayOverused(ackedBitsPerSecond: 1_000_000, nowMicros: 5_200_000)
+        #expect(controller.target == 340_000, "never up")
+        controller.tick(nowMicros: 8_000_000)
+        #expect(controller.target == 340_000, "held a stable period from the last over-use")
+        controller.tick(nowMicros: 8_200_000)
+        #expect(controller.target == 391_000)
+        controller.delayOverused(ackedBitsPerSecond: 50_000, nowMicros: 9_000_000)
+        #expect(controller.target == 100_000, "never under the minimum")
+    }
 }

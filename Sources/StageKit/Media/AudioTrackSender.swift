@@ -17,6 +17,8 @@ final class AudioTrackSender: TrackSender, @unchecked Sendable {
     private let encoder: OpusEncoder
     private var packetizer = OpusPacketizer()
     private var writer: RTPPacketWriter
+    /// The transport-wide number's placeholder every packet carries (`UplinkCongestion`).
+    private let extensions = UplinkCongestion.withPlaceholder(nil)
     private var lastSenderReport: UInt64 = 0
     private var wasMuted = false
     /// The capture time and RTP time of the last frame sent: Sender Reports extrapolate from it.
@@ -70,7 +72,7 @@ final class AudioTrackSender: TrackSender, @unchecked Sendable {
         guard let opus = try? encoder.encode(frame) else { return }
         let payload = packetizer.packetize(opus, startOfTalkspurt: wasMuted || lastSent == nil)
         let timestamp = payload.timestamp
-        let packet = writer.packet(payload: payload.payload, timestamp: timestamp, marker: payload.marker)
+        let packet = writer.packet(payload: payload.payload, timestamp: timestamp, marker: payload.marker, extensions: extensions)
         lastSent = (frame.captureTimeMicros, timestamp)
         send([packet])
         control.withLock {

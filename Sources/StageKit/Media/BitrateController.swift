@@ -1,7 +1,8 @@
 /// The publisher's target bitrate, following the server's congestion feedback: back off fast
 /// (×0.75 on trouble, or down to the receiver's estimate), hold for a stable period, then grow
 /// by 15 % a second while nothing goes wrong — the decrease, hold and increase states of GCC's
-/// rate controller (draft-ietf-rmcat-gcc-02 §5.5), driven here by loss and REMB. Always within
+/// rate controller (draft-ietf-rmcat-gcc-02 §5.5), driven here by loss, REMB and the delay of
+/// the publisher's own transport-cc feedback (`delayOverused`). Always within
 /// [min, max] and never above the latest receiver estimate (REMB). A pure state machine: time is passed in.
 public struct BitrateController: Sendable, Hashable {
     public let minBitrate: Int
@@ -59,6 +60,19 @@ public struct BitrateController: Sendable, Hashable {
             tick(nowMicros: nowMicros)
         }
     }
+
+    /// The delay says the uplink is over-used and `ackedBitsPerSecond` reached the server
+    /// lately: down to `overuseFactor` of that if lower (GCC's decrease, draft-ietf-rmcat-gcc-02
+    /// §5.5), and the hold starts. What arrived includes audio: the cut leaves the video that
+    /// much more, a shallower cut than GCC's on the video alone.
+    public mutating func delayOverused(ackedBitsPerSecond: Int, nowMicros: UInt64) {
+        let decreased = Int((Double(ackedBitsPerSecond) * Self.overuseFactor).rounded())
+        if decreased < target { setTarget(decreased, nowMicros: nowMicros) }
+        lastDecreaseMicros = nowMicros
+    }
+
+    /// GCC's β: the share of what arrived an over-used link is given.
+    public static let overuseFactor = 0.85
 
     /// Time passes without trouble: a stable period after the last decrease, the target grows
     /// by 15 % each growth interval.

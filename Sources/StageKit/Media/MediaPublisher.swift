@@ -59,22 +59,32 @@ final class MediaPublisher: @unchecked Sendable {
         let senders = self.senders
         let peer = self.peer
         let connection = self.connection
-        try await peer.eventLoop.submit {
+        let congestion = try await peer.eventLoop.submit {
+            let congestion = NIOLoopBound(UplinkCongestion(), eventLoop: peer.eventLoop)
             peer.onRTCP = { packet in
                 let now = MediaClock.nowMicros()
                 for feedback in PublisherFeedback.parse(UnsafeRawBufferPointer(packet)) {
                     if case .estimate(let bitsPerSecond, _) = feedback { connection.availableOutgoingBitrate = bitsPerSecond }
+                    if case .transportFeedback(let arrivals) = feedback,
+                       let acked = congestion.value.feedback(arrivals, nowMicros: now) {
+                        for sender in senders { sender.handle(.delayOveruse(ackedBitsPerSecond: acked), nowMicros: now) }
+                    }
                     for sender in senders { sender.handle(feedback, nowMicros: now) }
                 }
             }
             connection.failOnLoss(silence: "no answer from the server for 3 s", closed: "the server closed the publish connection") {
                 for sender in senders { sender.stop() }
             }
+            return congestion
         }.get()
         let send: @Sendable ([[UInt8]]) -> Void = { [weak peer] packets in
             guard let peer else { return }
             peer.eventLoop.execute {
-                for packet in packets { packet.withUnsafeBytes { _ = peer.sendRTP($0, flush: false) } }
+                let now = MediaClock.nowMicros()
+                for var packet in packets {
+                    congestion.value.stamp(&packet, nowMicros: now)
+                    packet.withUnsafeBytes { _ = peer.sendRTP($0, flush: false) }
+                }
                 peer.flush()
             }
         }

@@ -47,8 +47,9 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
     /// One encoded layer, sent as its own RTP stream.
     private final class Layer {
         let ssrc: UInt32
-        /// The rid header extension its packets carry (RFC 8852); nil without simulcast.
-        let ridExtension: RTPExtensionBlockBuilder?
+        /// The header extensions its packets carry: the rid with simulcast (RFC 8852), the
+        /// transport-wide number's placeholder (`UplinkCongestion`).
+        let extensions: RTPExtensionBlockBuilder
         // Touched only on the capture thread once started.
         var packetizer = VP8Packetizer()
         var writer: RTPPacketWriter
@@ -56,13 +57,9 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         init(rid: String, simulcast: Bool) {
             let ssrc = UInt32.random(in: 1...UInt32.max)
             self.ssrc = ssrc
-            if simulcast {
-                var extensions = RTPExtensionBlockBuilder()
-                try? extensions.set(id: ClientPeerConnection.ridExtensionID, value: Array(rid.utf8))
-                ridExtension = extensions
-            } else {
-                ridExtension = nil
-            }
+            var extensions = RTPExtensionBlockBuilder()
+            if simulcast { try? extensions.set(id: ClientPeerConnection.ridExtensionID, value: Array(rid.utf8)) }
+            self.extensions = UplinkCongestion.withPlaceholder(extensions)
             writer = RTPPacketWriter(ssrc: ssrc, payloadType: ClientPeerConnection.payloadTypes[.video] ?? 96,
                                      clockRate: RTPPacketWriter.videoClockRate)
         }
@@ -138,6 +135,8 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
                 control.bitrate.receiverEstimate(bitsPerSecond, nowMicros: nowMicros)
             case .loss(let ssrc, let fraction) where rid(of: ssrc) != nil:
                 control.bitrate.reportedLoss(fraction, nowMicros: nowMicros)
+            case .delayOveruse(let ackedBitsPerSecond):
+                control.bitrate.delayOverused(ackedBitsPerSecond: ackedBitsPerSecond, nowMicros: nowMicros)
             default:
                 break
             }
@@ -175,7 +174,7 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
             guard let layer = layers[rid] else { continue }
             let layerPackets = layer.writer.packets(payloads: layer.packetizer.packetize(output.data),
                                                     timestamp: layer.writer.timestamp(captureTimeMicros: frame.captureTimeMicros),
-                                                    extensions: layer.ridExtension)
+                                                    extensions: layer.extensions)
             packets += layerPackets
             sent.append((rid, output, layerPackets.count, layerPackets.reduce(0) { $0 + $1.count }))
         }
