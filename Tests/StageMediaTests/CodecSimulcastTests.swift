@@ -31,6 +31,16 @@ struct CodecSimulcastTests {
         #expect(SimulcastEncoder.allocate(total, over: layers.reversed()) == expected.reversed())
     }
 
+    @Test("a paused layer needs 1.2 × its minimum to start again; a running one keeps going down to its minimum")
+    func restartHysteresis() {
+        let layers = SimulcastLayer.defaults(for: 1280, height: 720)  // h: 125 kbps minimum
+        let qAlone = [true, false, false], qAndH = [true, true, false]
+        #expect(SimulcastEncoder.allocate(290_000, over: layers, running: qAndH) == [150_000, 140_000, 0])
+        #expect(SimulcastEncoder.allocate(290_000, over: layers, running: qAlone) == [150_000, 0, 0], "140 kbps < 150 kbps")
+        #expect(SimulcastEncoder.allocate(300_000, over: layers, running: qAlone) == [150_000, 150_000, 0])
+        #expect(SimulcastEncoder.allocate(270_000, over: layers, running: qAndH) == [150_000, 0, 0], "under h's minimum")
+    }
+
     @Test("960×540 gives q, h, f at ¼, ½ and full size, keyframes first and on request per rid")
     func threeLayers() throws {
         let encoder = try SimulcastEncoder(width: 960, height: 540, frameDroppingEnabled: false)

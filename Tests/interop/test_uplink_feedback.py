@@ -171,6 +171,7 @@ def test_a_cli_host_on_a_narrowing_uplink_follows_it_by_its_own_transport_cc_and
           f"{link['dropped_queue'] + link['dropped_overflow']}; the host's target first at or under {NARROW // 1000} kbps "
           f"{fitted if fitted is None else f'{fitted:.1f}'} s after the drop")
     print("host's target (s from the drop: kbps): " + " ".join(f"{t:+.0f}:{v // 1000}" for t, v in targets))
+    print("server's REMB to the host (s from the drop: kbps): " + " ".join(f"{t:+.0f}:{e // 1000}" for t, e in estimates))
     print("guest's decoded frames (s from the drop: count): " + " ".join(f"{t:+.0f}:{n}" for t, n in decoded))
     assert feedback > 10 * narrow_for, "the server reported arrivals over transport-cc"
     assert estimates and all(e == 6_000_000 for _, e in estimates), "with transport-cc the server's REMB is the ceiling"

@@ -1,6 +1,6 @@
 /// VP8 simulcast: one `VP8Encoder` per `SimulcastLayer`, each fed a downscaled copy of the source.
 ///
-/// Bandwidth is shared by `allocate(_:over:)`: the lowest layer is filled first, then the next
+/// Bandwidth is shared by `allocate(_:over:running:)`: the lowest layer is filled first, then the next
 /// one up, so when bandwidth drops the top layers pause first. A paused layer emits nothing and
 /// restarts with a keyframe, so an SFU can switch onto it cleanly.
 ///
@@ -70,10 +70,10 @@ public final class SimulcastEncoder {
         return output
     }
 
-    /// Shares `bps` over the layers (see `allocate(_:over:)`) and applies it; layers that get
-    /// 0 pause, and resumed layers start with a keyframe.
+    /// Shares `bps` over the layers (see `allocate(_:over:running:)`, with the layers running
+    /// now) and applies it; layers that get 0 pause, and resumed layers start with a keyframe.
     public func setTotalBitrate(_ bps: Int) throws(MediaCodecError) {
-        let allocation = Self.allocate(bps, over: layers)
+        let allocation = Self.allocate(bps, over: layers, running: layerBitrates.map { $0 > 0 })
         for (index, rate) in allocation.enumerated() {
             if rate > 0 {
                 try encoders[index].setBitrate(rate)
@@ -100,18 +100,27 @@ public final class SimulcastEncoder {
         }
     }
 
+    /// A paused layer starts again only when this multiple of its minimum fits: a target that
+    /// wavers around a layer's minimum (a congestion controller's sawtooth) does not stop and
+    /// start it each time — each start is a keyframe, each stop a subscriber's switch down
+    /// (libwebrtc's simulcast hysteresis for realtime video, 1.2).
+    public static let restartHysteresis = 1.2
+
     /// Drop-top-layers-first allocation, in the order of `layers`. From the lowest resolution up,
     /// each layer takes up to its maximum; a layer whose minimum no longer fits is paused (0), and
-    /// so is every layer above it. The lowest layer always runs, at least at its minimum.
-    public static func allocate(_ totalBps: Int, over layers: [SimulcastLayer]) -> [Int] {
+    /// so is every layer above it; one that is not `running` (paused) needs `restartHysteresis` ×
+    /// its minimum to start. The lowest layer always runs, at least at its minimum.
+    public static func allocate(_ totalBps: Int, over layers: [SimulcastLayer], running: [Bool]? = nil) -> [Int] {
         let order = layers.indices.sorted { layers[$0].scaleDownBy > layers[$1].scaleDownBy }
         var result = [Int](repeating: 0, count: layers.count)
         var remaining = max(0, totalBps)
         for (rank, index) in order.enumerated() {
             let layer = layers[index]
+            let wasRunning = running.map { $0.indices.contains(index) && $0[index] } ?? true
+            let needed = wasRunning ? layer.minBitrateBps : Int((Double(layer.minBitrateBps) * restartHysteresis).rounded())
             if rank == 0 {
                 result[index] = max(layer.minBitrateBps, min(remaining, layer.maxBitrateBps))
-            } else if remaining >= layer.minBitrateBps {
+            } else if remaining >= needed {
                 result[index] = min(remaining, layer.maxBitrateBps)
             } else {
                 break
