@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol", "StageHLS",
                                                              .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport"]),
+        .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport", "StageCongestion"]),
         .testTarget(name: "StageHLSTests", dependencies: ["StageHLS"]),
         .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia"]),
         .testTarget(

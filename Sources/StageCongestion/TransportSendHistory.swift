@@ -11,6 +11,9 @@ public import StageWire
 public final class TransportSendHistory {
     /// 8,192 packets: four seconds at 2,000 packets a second, far more than feedback lags.
     public static let capacity = 1 << 13
+    /// Bytes on the wire per packet beyond the whole RTP packet it keeps the size of: SRTP tag,
+    /// UDP/IPv4 headers (about; what a rate of the link counts).
+    public static let overheadPerPacket = 10 + 28
 
     /// What the feedback says of one packet that is still remembered.
     public struct PacketFeedback: Hashable, Sendable {

@@ -1,4 +1,5 @@
 @testable import StageKit
+import StageCongestion
 import StageMedia
 import StageTransport
 import StageWire
@@ -65,7 +66,7 @@ import Testing
             var packet = Self.packet(&writer)
             congestion.stamp(&packet, nowMicros: UInt64(now))
             let rate = Int64(now >= 2_000_000 ? narrowRate : 2_500_000)
-            linkFree = max(linkFree, now) + Int64((packet.count + UplinkCongestion.overheadPerPacket) * 8) * 1_000_000 / rate
+            linkFree = max(linkFree, now) + Int64((packet.count + TransportSendHistory.overheadPerPacket) * 8) * 1_000_000 / rate
             inFlight.append((Self.number(of: packet) ?? 0, linkFree + 20_000))
             while let first = inFlight.first, first.arrives <= now {
                 recorder.record(first.sequence, at: first.arrives)

@@ -15,8 +15,6 @@ import StageWire
 final class UplinkCongestion {
     /// The element every packet is built with: two zero bytes under the negotiated ID.
     static let placeholder: (id: UInt8, value: [UInt8]) = (ClientPeerConnection.transportWideExtensionID, [0, 0])
-    /// Per packet on the wire beyond the RTP packet: SRTP tag, UDP/IPv4 headers (about).
-    static let overheadPerPacket = 10 + 28
 
     private let history = TransportSendHistory()
     private var detector = DelayBasedDetector()
@@ -46,7 +44,7 @@ final class UplinkCongestion {
     func feedback(_ feedback: RTCPTransportCCFeedback, nowMicros: UInt64) -> Int? {
         guard Int(feedback.packetStatusCount) <= TransportSendHistory.capacity else { return nil }
         for packet in history.match(feedback) {
-            detector.packet(size: packet.size + Self.overheadPerPacket, sentAt: packet.sentAt, arrivedAt: packet.arrivedAt)
+            detector.packet(size: packet.size + TransportSendHistory.overheadPerPacket, sentAt: packet.sentAt, arrivedAt: packet.arrivedAt)
         }
         return detector.overuseCut(nowMicros: Int64(nowMicros))
     }

@@ -44,8 +44,6 @@ final class DownlinkAdaptation {
     /// Per packet on the wire besides the RTP payload counted in `octetsForwarded`: RTP header,
     /// SRTP tag, UDP/IPv4 headers (about; extensions vary).
     static let overheadPerPacket = 12 + 10 + 28
-    /// The same beyond a whole RTP packet (what `TransportSendHistory` keeps): SRTP tag, UDP/IPv4.
-    static let transportOverheadPerPacket = 10 + 28
     /// Loss at which the link is taken to overflow now, not just to be a little short: GCC's
     /// loss-based controller decreases above a tenth (draft-ietf-rmcat-gcc-02 §6). A layer moved
     /// down on such a link stops at once: what is still sent of it is mostly lost, and it
@@ -120,7 +118,7 @@ final class DownlinkAdaptation {
         // No more packets than are remembered can be in flight: a report of more is not read.
         guard let sendHistory, Int(feedback.packetStatusCount) <= TransportSendHistory.capacity else { return }
         for packet in sendHistory.match(feedback) {
-            delay.packet(size: packet.size + Self.transportOverheadPerPacket, sentAt: packet.sentAt, arrivedAt: packet.arrivedAt)
+            delay.packet(size: packet.size + TransportSendHistory.overheadPerPacket, sentAt: packet.sentAt, arrivedAt: packet.arrivedAt)
             let arrived = packet.arrivedAt != nil
             if arrived { overuseArrivals.received += 1 } else { overuseArrivals.lost += 1 }
             probeArrivals?.record(sequence: packet.sequence, arrived: arrived)
