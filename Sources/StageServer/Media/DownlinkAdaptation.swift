@@ -53,10 +53,8 @@ final class DownlinkAdaptation {
     private let eventLoop: (any EventLoop)?
     /// A probe under way: padding at `bitsPerSecond` from `consumer`, judged by the first report after `until`.
     private var probe: Probe?
-    /// The probe judged by this report passed: the whole rate it brought the link to, which this
-    /// report's allocation may spend — the step it tried, not more (the estimate may have grown
-    /// past the step after it, untried).
-    private var probePassed: Int?
+    /// The probe judged by this report showed the next step fits: this report's allocation may take it.
+    private var probeSucceeded = false
     /// When the next probe may start, and when one under way is given up.
     private var probeSchedule = ProbeSchedule()
     /// What transport-cc feedback said of the packets sent since the probe under way started
@@ -72,8 +70,6 @@ final class DownlinkAdaptation {
     private struct Probe {
         var until: ContinuousClock.Instant
         var bitsPerSecond: Int
-        /// What the link is sent while it runs: the media as it started, and the padding.
-        var carrying: Int
         weak var consumer: Consumer?
         /// Media packets forwarded to the subscriber when it started.
         var packetsAtStart: Int
@@ -196,28 +192,26 @@ final class DownlinkAdaptation {
             // What was lost of the media, and — where feedback tells — of everything the probe's time sent.
             let probeLoss = max(loss, probeArrivals?.loss ?? 0)
             stopProbe()
-            let passed = probeLoss < ProbeSchedule.lossToGiveUp
-            probePassed = passed ? running.carrying : nil
-            (passed ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
-            probeSchedule.ended(passed: passed, now: now)
+            probeSucceeded = probeLoss < ProbeSchedule.lossToGiveUp
+            (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
+            probeSchedule.ended(passed: probeSucceeded, now: now)
         }
         let budget = estimator.estimate
         var upgradesAllowed = true
-        if wanted > 0, budget >= wanted, probePassed == nil {
+        if wanted > 0, budget >= wanted, !probeSucceeded {
             // The next step would fit by the estimate: try it with padding first, if RTX allows.
             if probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
                let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
-                let padding = max(wanted * 5 / 4 - sentBitrate, 50_000)
-                startProbe(from: prober, bitsPerSecond: padding, carrying: sentBitrate + padding, packetsSent: packets, now: now)
+                startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), packetsSent: packets, now: now)
             }
             // While probing, or blocked after a failed probe, the step is not taken (with RTX).
             if probe != nil || consumers.values.contains(where: \.canProbe) { upgradesAllowed = false }
         }
-        allocate(consumers: consumers, videoBudget: min(budget, probePassed ?? budget) - fixed, upgradesAllowed: upgradesAllowed,
+        allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed,
                  overflows: loss >= Self.overflowLoss, now: now)
         // A probe's success is spent on this report's allocation or lost: it said the link carried
         // the next step then, not later (a link that narrowed since would take the step untried).
-        probePassed = nil
+        probeSucceeded = false
         announceEstimate(now: now)
     }
 
@@ -241,10 +235,9 @@ final class DownlinkAdaptation {
         }
     }
 
-    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, carrying: Int, packetsSent: Int, now: ContinuousClock.Instant) {
+    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, packetsSent: Int, now: ContinuousClock.Instant) {
         guard let eventLoop else { return }
-        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, carrying: carrying, consumer: consumer,
-                      packetsAtStart: packetsSent)
+        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer, packetsAtStart: packetsSent)
         probeArrivals = sendHistory.map { ProbeArrivals(firstSequence: $0.nextSequence) }
         probeSchedule.started()
         // The task runs on the loop this object lives on.
