@@ -47,9 +47,9 @@ public struct StreamAllocator: Sendable {
 
     /// The layer ceiling of each track for `budget` bits per second (video only: the caller
     /// has taken audio off). Tracks with no flowing layer are left out.
-    /// - Parameter upgradesAllowed: false while the next step is being probed or waits after a
-    ///   failed probe: no track goes above the layer it holds, whatever the budget (the step is
-    ///   still reported in `nextStep`). A budget kept just under the last `nextStep` did not do
+    /// - Parameter upgradesAllowed: false until a probe of the next step passed: no track goes
+    ///   above the layer it holds, whatever the budget (the step is still reported in
+    ///   `nextStep`); a track allocated for the first time holds none, and takes what fits. A budget kept just under the last `nextStep` did not do
     ///   that: layer rates are measured anew each second, and a step that measured a little
     ///   cheaper then fitted under it and was taken untried.
     public mutating func allocate(budget: Int, tracks: [Track], now: ContinuousClock.Instant,
@@ -73,7 +73,8 @@ public struct StreamAllocator: Sendable {
                 return (track, next, Int(Double(track.layerBitrates[next]) * margin) - track.layerBitrates[current])
             }
             guard let step = candidates.min(by: { chosen[$0.track.id]! < chosen[$1.track.id]! }) else { break }
-            let upgrade = step.layer > (history[step.track.id]?.layer ?? -1)
+            // A track placed for the first time is not moving up.
+            let upgrade = history[step.track.id].map { step.layer > $0.layer } ?? false
             guard total + step.cost <= budget, upgradesAllowed || !upgrade else {
                 nextStep = total + step.cost
                 break

@@ -32,6 +32,27 @@ struct StreamAllocatorTests {
         #expect(estimator.estimate == 585_000, "a REMB above what is sent bounds nothing: raised by 30 %")
     }
 
+    @Test("reports during a probe do not raise the estimate: a passed probe buys the step it tried, not the one above")
+    func probeBuysOneStep() {
+        // Layers as close as the test pattern's: 150, 250 and 500 kbps.
+        let track = StreamAllocator.Track(id: "v", layerBitrates: [150_000, 250_000, 500_000])
+        var estimator = DownlinkEstimator()
+        var allocator = StreamAllocator()
+        estimator.receiverReport(fractionLost: 0.5, sentBitrate: 300_000)
+        #expect(allocator.allocate(budget: estimator.estimate, tracks: [track], now: Self.at(0)) == ["v": 0])
+        // Clean reports on the lowest layer raise the estimate to the next step, which a probe then tries.
+        while estimator.estimate < allocator.nextStep {
+            estimator.receiverReport(fractionLost: 0, sentBitrate: 160_000, wanted: allocator.nextStep)
+        }
+        let atProbe = estimator.estimate
+        // The padding brings what is sent to 1.25 × the step; three clean reports while it runs and the one that judges it.
+        for _ in 0..<4 {
+            estimator.receiverReport(fractionLost: 0, sentBitrate: allocator.nextStep * 5 / 4, wanted: allocator.nextStep, probing: true)
+        }
+        #expect(estimator.estimate == atProbe, "raised by 30 % a report (what is sent uses half), it would be 941 kbps: past the top layer's step (600 kbps)")
+        #expect(allocator.allocate(budget: estimator.estimate, tracks: [track], now: Self.at(5)) == ["v": 1])
+    }
+
     @Test("a receive-side REMB that follows the traffic does not hold the subscriber below the next layer")
     func rembFollowingTraffic() {
         var estimator = DownlinkEstimator()
@@ -111,6 +132,9 @@ struct StreamAllocatorTests {
         #expect(allocator.allocate(budget: 1_799_999, tracks: [cheaper], now: Self.at(3)) == ["v": 2], "taken once allowed")
         // Held upgrades do not move a track down either: the layer it is on stays.
         #expect(allocator.allocate(budget: 2_000_000, tracks: [cheaper], now: Self.at(4), upgradesAllowed: false) == ["v": 2])
+        // A track allocated for the first time is placed where the budget allows: no move up.
+        #expect(allocator.allocate(budget: 2_000_000, tracks: [cheaper, Self.track("new")], now: Self.at(5), upgradesAllowed: false)
+                == ["v": 2, "new": 1])
     }
 
     @Test("the allocator's ceiling and the subscriber's preference: the lower one is aimed for")

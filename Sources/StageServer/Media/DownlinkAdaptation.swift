@@ -186,7 +186,8 @@ final class DownlinkAdaptation {
         // the allocator's next step would need.
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
-        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: delay.usage == .normal)
+        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: delay.usage == .normal,
+                                   probing: probe != nil)
         weighed = true
         if let running = probe, now >= running.until {
             // What was lost of the media, and — where feedback tells — of everything the probe's time sent.
@@ -197,16 +198,16 @@ final class DownlinkAdaptation {
             probeSchedule.ended(passed: probeSucceeded, now: now)
         }
         let budget = estimator.estimate
-        var upgradesAllowed = true
-        if wanted > 0, budget >= wanted, !probeSucceeded {
-            // The next step would fit by the estimate: try it with padding first, if RTX allows.
-            if probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
-               let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
-                startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), packetsSent: packets, now: now)
-            }
-            // While probing, or blocked after a failed probe, the step is not taken (with RTX).
-            if probe != nil || consumers.values.contains(where: \.canProbe) { upgradesAllowed = false }
+        // The next step would fit by the estimate: try it with padding first, if RTX allows.
+        if wanted > 0, budget >= wanted, !probeSucceeded, probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
+           let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
+            startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), packetsSent: packets, now: now)
         }
+        // With RTX, a track moves up only on the report that judged a probe passed: not while one
+        // runs, nor after one failed, nor because a step measured cheaper this second than the
+        // `wanted` the probe decision used (one subscriber's aiortc went from 640 to 1280 px on
+        // a 300 kbps link that way, untried). A track's first placement is no move up.
+        let upgradesAllowed = probeSucceeded || !consumers.values.contains(where: \.canProbe)
         allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed,
                  overflows: loss >= Self.overflowLoss, now: now)
         // A probe's success is spent on this report's allocation or lost: it said the link carried
