@@ -14,6 +14,10 @@ public final class Consumer {
     let send: (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
     /// Layer choice for a simulcast producer (nil for a plain track).
     public private(set) var selector: LayerSelector?
+    /// Which VP8 temporal layers to forward within that layer (video only; the finer step).
+    private var temporalFilter: TemporalLayerFilter?
+    /// The highest temporal layer the allocator lets through (nil: all).
+    public var temporalCeiling: Int? { temporalFilter?.ceiling }
     /// Paused consumers drop packets (mute, or a subscription to audio only); resuming continues
     /// the outgoing numbering without a gap.
     public var isPaused = false {
@@ -55,7 +59,10 @@ public final class Consumer {
         munger = RTPMunger(outgoingSSRC: outgoingSSRC, payloadType: payloadType)
         self.send = send
         if !producer.layers.isEmpty { selector = LayerSelector() }
-        if producer.kind == .video { pictureMunger = VP8PictureMunger() }
+        if producer.kind == .video {
+            pictureMunger = VP8PictureMunger()
+            temporalFilter = TemporalLayerFilter()
+        }
         observer = producer.observer
         producer.attach(self)
     }
@@ -80,9 +87,12 @@ public final class Consumer {
     }
 
     /// Sets the highest layer the subscriber's link carries (the stream allocator's choice; nil:
-    /// no limit); a change takes effect at the next keyframe of the layer it leads to. When the
-    /// link `overflows`, a move down stops the current layer at once (`LayerSelector.yieldCurrent`).
-    public func setCeiling(_ layer: Int?, overflows: Bool = false) {
+    /// no limit), and within it the highest VP8 temporal layer (nil: all); a change of layer
+    /// takes effect at the next keyframe of the layer it leads to, one of temporal layer at the
+    /// next frame that allows it (`TemporalLayerFilter`). When the link `overflows`, a move
+    /// down stops the current layer at once (`LayerSelector.yieldCurrent`).
+    public func setCeiling(_ layer: Int?, temporalLayer: Int? = nil, overflows: Bool = false) {
+        temporalFilter?.ceiling = temporalLayer
         guard let producer, selector != nil, selector?.ceiling != layer else { return }
         selector?.ceiling = layer
         let flowing = producer.flowingLayers
@@ -95,15 +105,29 @@ public final class Consumer {
 
     /// - Parameter isKeyframeStart: whether the packet starts a keyframe; the producer parses
     ///   that at most once per packet, for whichever consumer asks first.
-    func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, flowing: [Bool], payloadOffset: Int,
-                 now: ContinuousClock.Instant, isKeyframeStart: () -> Bool) {
+    /// - Parameter temporal: the packet's VP8 temporal layer, if its descriptor has one.
+    func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, temporal: TemporalLayerFilter.Mark? = nil,
+                 flowing: [Bool], payloadOffset: Int, now: ContinuousClock.Instant, isKeyframeStart: () -> Bool) {
         guard !isPaused else {
             observer?.dropped(.consumerPaused)
             return
         }
-        if case .drop(let needsKeyframeOn) = selector?.accept(layer: layer, flowing: flowing, isKeyframeStart: isKeyframeStart) {
+        var switched = false
+        switch selector?.accept(layer: layer, flowing: flowing, isKeyframeStart: isKeyframeStart) {
+        case .drop(let needsKeyframeOn):
             observer?.dropped(.layerNotSelected)
             if let needsKeyframeOn { producer?.keyframeNeeded(layer: needsKeyframeOn, reason: .layerSwitch, now: now) }
+            return
+        case .forward(let didSwitch):
+            switched = didSwitch
+        case nil:
+            break
+        }
+        if let temporal, temporalFilter?.accept(temporal, timestamp: fields.timestamp, switched: switched) == false {
+            // A frame above the temporal ceiling: the subscriber sees neither its sequence numbers nor its PictureID.
+            observer?.dropped(.layerNotSelected)
+            munger.resync()
+            pictureMunger?.skip(UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...]), source: fields.ssrc)
             return
         }
         if send(packet, { out in

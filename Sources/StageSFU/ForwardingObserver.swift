@@ -6,8 +6,8 @@ public enum ForwardingDrop: Sendable, Hashable, CaseIterable {
     /// A packet not sent to one consumer because it is paused (its subscriber's transport is
     /// not connected yet).
     case consumerPaused
-    /// A packet of a simulcast layer one consumer does not receive now (expected: every
-    /// consumer of a simulcast track drops the layers it does not forward).
+    /// A packet of a simulcast layer, or of a VP8 temporal layer, one consumer does not receive
+    /// now (expected: every consumer of a simulcast track drops the layers it does not forward).
     case layerNotSelected
     /// A sequence number a subscriber reported lost (NACK) that the packet cache no longer
     /// holds, or that belongs to a track without a cache (audio): not retransmitted.

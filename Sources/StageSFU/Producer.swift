@@ -23,6 +23,8 @@ public final class Producer {
     private var layerBytes: [Int]
     /// Bits per second of each layer (or of the plain track) over the last measurement.
     public private(set) var layerBitrates: [Int]
+    /// How each layer's bytes split over its VP8 temporal layers, where it has them.
+    private var temporalRates: TemporalLayerRates
     private var lastMeasurement: ContinuousClock.Instant?
     /// The SSRC of the latest packet not on a simulcast layer (a plain track's).
     private var plainSSRC: UInt32?
@@ -72,6 +74,7 @@ public final class Producer {
         flowing = Array(repeating: false, count: layers.count)
         layerBytes = Array(repeating: 0, count: max(1, layers.count))
         layerBitrates = layerBytes
+        temporalRates = TemporalLayerRates(layers: layers.count)
         lastKnownBitrates = layerBytes
         pausedByPublisher = Array(repeating: false, count: layers.count)
         resumedAt = Array(repeating: nil, count: layers.count)
@@ -109,6 +112,14 @@ public final class Producer {
             trackLoss(index: index, ssrc: ssrc, sequence: fields.sequenceNumber, now: now)
         }
         layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
+        let payload = UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...])
+        // Its VP8 temporal layer (RFC 7741 §4.2), read once for every consumer.
+        var temporal: TemporalLayerFilter.Mark?
+        if kind == .video, let descriptor = try? VP8PayloadDescriptor.parse(payload).descriptor,
+           let temporalLayer = descriptor.temporalLayerID {
+            temporal = .init(layer: temporalLayer, sync: descriptor.layerSync)
+            temporalRates.record(layer: layer, temporalLayer: temporalLayer, count: packet.count)
+        }
         guard !isMuted else {
             observer?.dropped(.muted)
             return
@@ -116,9 +127,8 @@ public final class Producer {
         updateFlowing(now: now)
         // Whether the packet starts a VP8 keyframe: parsed at most once, when a consumer asks.
         var startsKeyframe: Bool?
-        let payload = UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...])
         for consumer in consumers {
-            consumer.forward(UnsafeRawBufferPointer(packet), fields: fields, layer: layer, flowing: flowing,
+            consumer.forward(UnsafeRawBufferPointer(packet), fields: fields, layer: layer, temporal: temporal, flowing: flowing,
                              payloadOffset: payloadOffset, now: now) {
                 let starts = startsKeyframe ?? VP8PayloadDescriptor.isKeyframe(payload)
                 startsKeyframe = starts
@@ -170,6 +180,12 @@ public final class Producer {
         return costs
     }
 
+    /// The steps a subscriber's allocator may choose: `allocatableBitrates` per simulcast layer,
+    /// split where a layer has VP8 temporal layers (`TemporalLayerRates.steps`).
+    public func allocationSteps(now: ContinuousClock.Instant = .now) -> [LayerStep] {
+        temporalRates.steps(costs: allocatableBitrates(now: now))
+    }
+
     /// Whether a layer was told to resume less than `resumeGrace` ago.
     private func isResuming(_ index: Int, now: ContinuousClock.Instant) -> Bool {
         resumedAt.indices.contains(index) && resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false
@@ -201,6 +217,7 @@ public final class Producer {
         let seconds = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
         guard seconds > 0 else { return }
         updateFlowing(now: now)
+        temporalRates.measure()
         for index in layerBytes.indices {
             let flows = layers.isEmpty || flowing[index]
             layerBitrates[index] = flows ? Int(Double(layerBytes[index] * 8) / seconds) : 0

@@ -21,8 +21,11 @@ public struct RTPMunger: Sendable {
     private var epochs: [Epoch] = []
     /// The next packet continues the outgoing numbering even if its source skipped some.
     private var resyncPending = false
-    /// Sources remembered for NACKs: a switch a second is already more than a subscriber sees.
-    static let rememberedEpochs = 4
+    /// Runs of numbering remembered for NACKs. A switch of source is rare (one a second is
+    /// already more than a subscriber sees), but a consumer below the top temporal layer starts a
+    /// run after every frame it skips: up to 15 a second (every other frame of 30), and a NACK
+    /// may come for a packet as old as the producer's cache holds (a second).
+    static let rememberedEpochs = 32
     /// RTP clock ticks per millisecond of the 90 kHz video clock: sources switch between
     /// simulcast video layers.
     static let ticksPerMillisecond: UInt32 = 90

@@ -50,12 +50,12 @@ struct RTPMungerTests {
         #expect(!RTPMunger.isNewer(65535, than: 0))
     }
 
-    @Test("a sent sequence number maps back to its source and original number across the last four switches, and no further")
+    @Test("a sent sequence number maps back to its source and original number across the last `rememberedEpochs` switches, and no further")
     func originAcrossSwitches() {
         var munger = RTPMunger(outgoingSSRC: 7, payloadType: 96)
         #expect(munger.origin(ofOutgoing: 0) == nil, "nothing sent yet")
         var sent: [(outgoing: UInt16, source: UInt32, sequence: UInt16)] = []
-        for source in UInt32(1)...5 {
+        for source in UInt32(1)...UInt32(RTPMunger.rememberedEpochs + 1) {
             for sequence in UInt16(1000 * source)..<UInt16(1000 * source + 3) {
                 let out = rewrite(&munger, Self.packet(ssrc: source, sequence: sequence, timestamp: 0), atMillisecond: Int(source) * 100)
                 sent.append((out.sequence, source, sequence))
@@ -64,7 +64,7 @@ struct RTPMungerTests {
         for (outgoing, source, sequence) in sent {
             let origin = munger.origin(ofOutgoing: outgoing)
             if source == 1 {
-                #expect(origin == nil, "the fifth switch forgot the first source")
+                #expect(origin == nil, "one switch more forgot the first source")
             } else {
                 #expect(origin?.source == source && origin?.sequenceNumber == sequence)
             }

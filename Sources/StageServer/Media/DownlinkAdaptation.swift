@@ -278,28 +278,36 @@ final class DownlinkAdaptation {
     /// Lets the probe task end with the adaptation instead of keeping it alive.
     private struct WeakAdaptation { weak var adaptation: DownlinkAdaptation? }
 
-    /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling; on a
-    /// link that `overflows`, a layer moved down stops at once instead of at the lower one's keyframe.
+    /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling (a
+    /// simulcast layer, and a VP8 temporal layer within it where the track has them:
+    /// `Producer.allocationSteps`); on a link that `overflows`, a layer moved down stops at once
+    /// instead of at the lower one's keyframe.
     private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, upgradesAllowed: Bool, overflows: Bool,
                           now: ContinuousClock.Instant) {
         var tracks: [StreamAllocator.Track] = []
-        var byID: [String: Consumer] = [:]
+        var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
         for consumer in consumers.values where consumer.selector != nil {
             guard let producer = consumer.producer else { continue }
-            tracks.append(.init(id: consumer.id, layerBitrates: producer.allocatableBitrates(now: now), preferred: consumer.selector?.preferred))
-            byID[consumer.id] = consumer
+            let steps = producer.allocationSteps(now: now)
+            // The subscription's own ceiling is a simulcast layer: its highest step.
+            let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
+            tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred))
+            byID[consumer.id] = (consumer, steps)
         }
         let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed)
         allocatedBitrate = tracks.reduce(Self.fixedCost(consumers)) { total, track in
             total + (chosen[track.id].map { track.layerBitrates[$0] } ?? 0)
         }
-        for (id, layer) in chosen {
-            guard let consumer = byID[id], consumer.selector?.ceiling != layer else { continue }
+        for (id, index) in chosen {
+            guard let (consumer, steps) = byID[id] else { continue }
+            let step = steps[index]
+            guard consumer.selector?.ceiling != step.layer || consumer.temporalCeiling != step.temporalLayer else { continue }
             // A first ceiling equal to the layer forwarded is no move (it was counted as one down).
-            if let before = consumer.selector?.ceiling ?? consumer.selector?.current, layer != before {
-                (layer > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment()
+            if let layer = consumer.selector?.ceiling ?? consumer.selector?.current {
+                let before = (layer, consumer.temporalCeiling ?? Int.max), after = (step.layer, step.temporalLayer ?? Int.max)
+                if before != after { (after > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment() }
             }
-            consumer.setCeiling(layer, overflows: overflows)
+            consumer.setCeiling(step.layer, temporalLayer: step.temporalLayer, overflows: overflows)
         }
     }
 }

@@ -1,0 +1,157 @@
+import StageWire
+import Testing
+@testable import StageSFU
+
+/// VP8 temporal layers (RFC 7741 §4.2) as the finer step below a simulcast switch: which frames
+/// a consumer forwards, what the subscriber sees of the ones it does not, and the steps offered.
+struct TemporalLayerTests {
+    /// The SDK's L1T3 pattern: TIDs 0 2 1 2, Y on the first TL2 and on TL1.
+    static let pattern: [TemporalLayerFilter.Mark] = [.init(layer: 0, sync: false), .init(layer: 2, sync: true),
+                                                      .init(layer: 1, sync: true), .init(layer: 2, sync: false)]
+
+    /// Runs `frames` frames (one packet each) of the pattern through `filter`; returns the TIDs forwarded.
+    static func run(_ filter: inout TemporalLayerFilter, frames: Range<Int>, switchedAt: Int? = nil) -> [UInt8] {
+        frames.compactMap { index in
+            let mark = pattern[index % 4]
+            return filter.accept(mark, timestamp: UInt32(index) * 3000, switched: index == switchedAt) ? mark.layer : nil
+        }
+    }
+
+    @Test("down at the next frame; up only at a frame of the higher layer with Y; to the ceiling at a spatial switch")
+    func filterSwitches() {
+        var filter = TemporalLayerFilter()
+        #expect(Self.run(&filter, frames: 0..<4) == [0, 2, 1, 2], "no ceiling: everything")
+        filter.ceiling = 0
+        #expect(Self.run(&filter, frames: 4..<8) == [0])
+        filter.ceiling = 1
+        // Frame 9 (TL2, Y) is above the ceiling; frame 10 (TL1, Y) is the way up.
+        #expect(Self.run(&filter, frames: 8..<16) == [0, 1, 0, 1])
+        filter.ceiling = nil
+        // Frame 16 is TL0, 17 TL2 with Y: up; 19 is TL2 without Y, but 17 was the sync.
+        #expect(Self.run(&filter, frames: 16..<20) == [0, 2, 1, 2])
+        filter.ceiling = 0
+        _ = Self.run(&filter, frames: 20..<21)
+        filter.ceiling = nil
+        // Frame 22 (TL1, Y) takes it to TL1; frame 23 (TL2 without Y) may reference a TL2 frame that was not sent: not yet.
+        #expect(Self.run(&filter, frames: 22..<24) == [1])
+    }
+
+    @Test("every packet of a frame gets the frame's decision, and a late packet of an earlier frame changes nothing")
+    func perFrame() {
+        var filter = TemporalLayerFilter()
+        filter.ceiling = 1
+        let accepted1 = filter.accept(Self.pattern[0], timestamp: 0, switched: false)
+        #expect(accepted1)
+        let accepted2 = filter.accept(Self.pattern[1], timestamp: 3000, switched: false)
+        #expect(!accepted2)
+        let accepted3 = filter.accept(Self.pattern[1], timestamp: 3000, switched: false)
+        #expect(!accepted3, "the frame's second packet")
+        let accepted4 = filter.accept(Self.pattern[2], timestamp: 6000, switched: false)
+        #expect(accepted4)
+        filter.ceiling = 0
+        let accepted5 = filter.accept(Self.pattern[2], timestamp: 6000, switched: false)
+        #expect(accepted5, "the rest of a frame already begun")
+        let accepted6 = filter.accept(Self.pattern[0], timestamp: 0, switched: false)
+        #expect(accepted6, "late, of an older frame: no new decision")
+        let accepted7 = filter.accept(Self.pattern[3], timestamp: 9000, switched: false)
+        #expect(!accepted7, "the next frame: down")
+    }
+
+    @Test("a spatial switch's keyframe takes the ceiling at once, without waiting for Y")
+    func spatialSwitch() {
+        var filter = TemporalLayerFilter()
+        filter.ceiling = 0
+        let accepted8 = filter.accept(.init(layer: 0, sync: false), timestamp: 0, switched: false)
+        #expect(accepted8)
+        filter.ceiling = nil
+        let accepted9 = filter.accept(.init(layer: 1, sync: false), timestamp: 3000, switched: false)
+        #expect(!accepted9, "no Y: not yet")
+        let accepted10 = filter.accept(.init(layer: 0, sync: false), timestamp: 6000, switched: true)
+        #expect(accepted10)
+        let accepted11 = filter.accept(.init(layer: 1, sync: false), timestamp: 9000, switched: false)
+        #expect(accepted11)
+    }
+}
+
+/// What a producer measures of its temporal layers, and the steps it offers an allocator.
+struct TemporalLayerRatesTests {
+    @Test("cumulative shares per temporal layer; none for a layer without temporal layers or with only TL0")
+    func shares() {
+        var rates = TemporalLayerRates(layers: 3)
+        for (tid, count) in [(0, 400), (1, 200), (2, 400)] { rates.record(layer: 0, temporalLayer: UInt8(tid), count: count) }
+        rates.record(layer: 1, temporalLayer: 0, count: 1000)
+        rates.record(layer: 7, temporalLayer: 0, count: 1000)   // no such layer: ignored
+        rates.measure()
+        #expect(rates.shares == [[0.4, 0.6, 1.0], [], []])
+        rates.measure()
+        #expect(rates.shares == [[], [], []], "nothing since: no split")
+    }
+
+    @Test("all temporal steps of the lowest layer, the top two above it; never cheaper than the step below")
+    func steps() {
+        var rates = TemporalLayerRates(layers: 3)
+        for layer in 0..<3 {
+            for (tid, count) in [(0, 400), (1, 200), (2, 400)] { rates.record(layer: layer, temporalLayer: UInt8(tid), count: count) }
+        }
+        rates.measure()
+        let steps = rates.steps(costs: [150_000, 200_000, 1_000_000])
+        #expect(steps == [
+            LayerStep(layer: 0, temporalLayer: 0, bitrate: 60_000),
+            LayerStep(layer: 0, temporalLayer: 1, bitrate: 90_000),
+            LayerStep(layer: 0, bitrate: 150_000),
+            LayerStep(layer: 1, temporalLayer: 1, bitrate: 150_000),   // 60 % of 200 kbps is 120: raised to the step below
+            LayerStep(layer: 1, bitrate: 200_000),
+            LayerStep(layer: 2, temporalLayer: 1, bitrate: 600_000),
+            LayerStep(layer: 2, bitrate: 1_000_000),
+        ])
+        #expect(rates.steps(costs: [0, 200_000, 0]) == [
+            LayerStep(layer: 0, bitrate: 0),
+            LayerStep(layer: 1, temporalLayer: 0, bitrate: 80_000),
+            LayerStep(layer: 1, temporalLayer: 1, bitrate: 120_000),
+            LayerStep(layer: 1, bitrate: 200_000),
+            LayerStep(layer: 2, bitrate: 0),
+        ], "the lowest layer on offer gets every step")
+        #expect(TemporalLayerRates(layers: 2).steps(costs: [100, 300]) == [LayerStep(layer: 0, bitrate: 100), LayerStep(layer: 1, bitrate: 300)],
+                "no temporal layers: one step per layer")
+    }
+}
+
+/// A consumer below the top temporal layer: the subscriber sees one stream without gaps.
+struct TemporalForwardingTests {
+    /// One packet of a frame with the SDK's L1T3 descriptor.
+    static func packet(sequence: UInt16, frame: Int, tl0: UInt8) -> [UInt8] {
+        let mark = TemporalLayerTests.pattern[frame % 4]
+        let descriptor = VP8PayloadDescriptor(nonReferenceFrame: mark.layer == 2, startOfPartition: true, pictureID: UInt16(1000 + frame),
+                                              tl0PicIdx: tl0, temporalLayerID: mark.layer, layerSync: mark.sync)
+        // The helper's header comes with one byte of payload: the descriptor takes its place.
+        return RTPMungerTests.packet(ssrc: 0x1234, sequence: sequence, timestamp: UInt32(frame) * 3000).dropLast()
+            + descriptor.serialized() + [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A]
+    }
+
+    @Test("frames above the ceiling are not sent: sequence numbers and PictureIDs continue without a gap, and NACKs still find their originals")
+    func dropsWithoutGaps() throws {
+        let (producer, consumer, sink) = ProducerConsumerTests().setUp()
+        consumer.setCeiling(nil, temporalLayer: 1)
+        var tl0: UInt8 = 9
+        for frame in 0..<8 {
+            if frame % 4 == 0 { tl0 &+= 1 }
+            var bytes = Self.packet(sequence: UInt16(100 + frame), frame: frame, tl0: tl0)
+            bytes.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0))) }
+        }
+        let sent = try sink.packets.map { packet in
+            let payload = try packet.withUnsafeBytes { try RTPHeader.parse($0).payload }
+            let descriptor = try Array(packet[payload]).withUnsafeBytes { try VP8PayloadDescriptor.parse($0).descriptor }
+            return (sequence: RTPFixedFields.peek(packet).sequenceNumber, pictureID: descriptor.pictureID, tid: descriptor.temporalLayerID)
+        }
+        // Frames 0 2 4 6 (TL0, TL1) of 0…7 go out.
+        #expect(sent.map(\.tid) == [0, 1, 0, 1])
+        #expect(sent.map(\.sequence) == [100, 101, 102, 103])
+        #expect(sent.map(\.pictureID) == [1000, 1001, 1002, 1003])
+        // The subscriber lost its 102 (frame 4, sent as 104 by the publisher): resent as it first went out.
+        #expect(consumer.retransmit([102]) == 1)
+        let resent = try #require(sink.packets.last)
+        let payload = try resent.withUnsafeBytes { try RTPHeader.parse($0).payload }
+        let descriptor = try Array(resent[payload]).withUnsafeBytes { try VP8PayloadDescriptor.parse($0).descriptor }
+        #expect(RTPFixedFields.peek(resent).sequenceNumber == 102 && descriptor.pictureID == 1002)
+    }
+}
