@@ -18,6 +18,8 @@ public final class Consumer {
     private var temporalFilter: TemporalLayerFilter?
     /// The highest temporal layer the allocator lets through (nil: all).
     public var temporalCeiling: Int? { temporalFilter?.ceiling }
+    /// The highest temporal layer forwarded now (nil: all).
+    public var temporalLayer: Int? { temporalFilter?.current }
     /// Paused consumers drop packets (mute, or a subscription to audio only); resuming continues
     /// the outgoing numbering without a gap.
     public var isPaused = false {

@@ -20,15 +20,24 @@ public struct StreamAllocator: Sendable {
         public var layerBitrates: [Int]
         /// The subscription's own ceiling (nil: none).
         public var preferred: Int?
+        /// What each layer is, as a number that orders them and stays the same when the list
+        /// changes (nil: its index). The allocator remembers a track's layer by it: a track
+        /// whose steps change between calls — VP8 temporal layers measured, or gone — keeps
+        /// its place instead of taking the index it held for another layer.
+        public var ranks: [Int]?
 
-        public init(id: String, layerBitrates: [Int], preferred: Int? = nil) {
+        public init(id: String, layerBitrates: [Int], preferred: Int? = nil, ranks: [Int]? = nil) {
             self.id = id
             self.layerBitrates = layerBitrates
             self.preferred = preferred
+            self.ranks = ranks
         }
+
+        func rank(_ layer: Int) -> Int { ranks.map { $0.indices.contains(layer) ? $0[layer] : layer } ?? layer }
     }
 
     private struct History: Sendable {
+        /// The rank (`Track.ranks`) of the layer it holds.
         var layer: Int
         var since: ContinuousClock.Instant
         var blockedUntil: ContinuousClock.Instant
@@ -67,14 +76,14 @@ public struct StreamAllocator: Sendable {
         while true {
             let candidates = tracks.compactMap { track -> (track: Track, layer: Int, cost: Int)? in
                 guard let current = chosen[track.id], let next = nextLayer(of: track, above: current),
-                      history[track.id].map({ now >= $0.blockedUntil || next <= $0.layer }) ?? true else { return nil }
+                      history[track.id].map({ now >= $0.blockedUntil || track.rank(next) <= $0.layer }) ?? true else { return nil }
                 let held = history[track.id]?.layer ?? -1
-                let margin = next > held ? Self.upgradeMargin : 1.0
+                let margin = track.rank(next) > held ? Self.upgradeMargin : 1.0
                 return (track, next, Int(Double(track.layerBitrates[next]) * margin) - track.layerBitrates[current])
             }
             guard let step = candidates.min(by: { chosen[$0.track.id]! < chosen[$1.track.id]! }) else { break }
             // A track placed for the first time is not moving up.
-            let upgrade = history[step.track.id].map { step.layer > $0.layer } ?? false
+            let upgrade = history[step.track.id].map { step.track.rank(step.layer) > $0.layer } ?? false
             guard total + step.cost <= budget, upgradesAllowed || !upgrade else {
                 nextStep = total + step.cost
                 break
@@ -86,7 +95,7 @@ public struct StreamAllocator: Sendable {
             nextStep = total + blocked
             nextStepBlocked = true
         }
-        remember(chosen, now: now)
+        remember(chosen, tracks: tracks, now: now)
         return chosen
     }
 
@@ -94,7 +103,7 @@ public struct StreamAllocator: Sendable {
     private func blockedStep(tracks: [Track], chosen: [String: Int], now: ContinuousClock.Instant) -> Int? {
         tracks.compactMap { track -> Int? in
             guard let current = chosen[track.id], let next = nextLayer(of: track, above: current),
-                  let entry = history[track.id], now < entry.blockedUntil, next > entry.layer else { return nil }
+                  let entry = history[track.id], now < entry.blockedUntil, track.rank(next) > entry.layer else { return nil }
             return Int(Double(track.layerBitrates[next]) * Self.upgradeMargin) - track.layerBitrates[current]
         }.min()
     }
@@ -107,8 +116,10 @@ public struct StreamAllocator: Sendable {
     }
 
     /// Records each track's layer; a push-down starts (or doubles) its back-off.
-    private mutating func remember(_ chosen: [String: Int], now: ContinuousClock.Instant) {
-        for (id, layer) in chosen {
+    private mutating func remember(_ chosen: [String: Int], tracks: [Track], now: ContinuousClock.Instant) {
+        for track in tracks {
+            guard let index = chosen[track.id] else { continue }
+            let id = track.id, layer = track.rank(index)
             guard var entry = history[id] else {
                 history[id] = History(layer: layer, since: now, blockedUntil: now, backoff: Self.firstBackoff)
                 continue

@@ -5,6 +5,8 @@ public struct LayerStep: Sendable, Equatable {
     public var temporalLayer: Int?
     /// What forwarding it costs, bits per second.
     public var bitrate: Int
+    /// Orders steps and stays the same whichever steps are on offer (`StreamAllocator.Track.ranks`).
+    public var rank: Int { layer * 4 + (temporalLayer ?? 3) }
 
     public init(layer: Int, temporalLayer: Int? = nil, bitrate: Int) {
         self.layer = layer

@@ -137,6 +137,20 @@ struct StreamAllocatorTests {
                 == ["v": 2, "new": 1])
     }
 
+    @Test("a track whose steps change (temporal layers measured) keeps its layer by rank, not by index")
+    func ranksSurviveNewSteps() {
+        var allocator = StreamAllocator()
+        let spatial = StreamAllocator.Track(id: "v", layerBitrates: [150_000, 500_000, 1_500_000], ranks: [3, 7, 11])
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [spatial], now: Self.at(0)) == ["v": 2])
+        // The next second the producer measured L1T3: all temporal steps of the lowest layer, the top two above.
+        let temporal = StreamAllocator.Track(id: "v", layerBitrates: [60_000, 90_000, 150_000, 300_000, 500_000, 900_000, 1_500_000],
+                                             ranks: [0, 1, 3, 6, 7, 10, 11])
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [temporal], now: Self.at(1), upgradesAllowed: false) == ["v": 6],
+                "index 2 was the top layer, now it is the lowest: by rank it still holds the top, and staying is no move up")
+        #expect(allocator.allocate(budget: 400_000, tracks: [temporal], now: Self.at(2)) == ["v": 3])
+        #expect(allocator.allocate(budget: 5_000_000, tracks: [spatial], now: Self.at(3)) == ["v": 0], "pushed down: its back-off holds")
+    }
+
     @Test("the allocator's ceiling and the subscriber's preference: the lower one is aimed for")
     func selectorCeiling() {
         var selector = LayerSelector(preferred: 2)

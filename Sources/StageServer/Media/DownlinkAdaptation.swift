@@ -291,7 +291,7 @@ final class DownlinkAdaptation {
             let steps = producer.allocationSteps(now: now)
             // The subscription's own ceiling is a simulcast layer: its highest step.
             let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
-            tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred))
+            tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred, ranks: steps.map(\.rank)))
             byID[consumer.id] = (consumer, steps)
         }
         let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed)

@@ -263,6 +263,7 @@ final class MediaService: @unchecked Sendable {
             for session in subscribers.values {
                 for consumer in session.consumers.values where consumer.selector != nil {
                     snapshot.layers.append(consumer.isPaused ? nil : consumer.selector?.current)
+                    snapshot.temporalLayers.append(consumer.temporalLayer)
                 }
                 if let estimate = session.adaptation?.reportedEstimate { snapshot.estimates.append(estimate) }
             }
