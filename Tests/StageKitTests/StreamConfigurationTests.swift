@@ -20,6 +20,8 @@ import Testing
         Case(name: "width 159", apply: { try $0.setSize(width: 158, height: 360) }, field: "size.width"),
         Case(name: "height 1921", apply: { try $0.setSize(width: 640, height: 1922) }, field: "size.height"),
         Case(name: "odd width", apply: { try $0.setSize(width: 641, height: 360) }, field: "size"),
+        Case(name: "0 temporal layers", apply: { try $0.setTemporalLayers(0) }, field: "temporalLayers"),
+        Case(name: "4 temporal layers", apply: { try $0.setTemporalLayers(4) }, field: "temporalLayers"),
     ]
 
     @Test(arguments: refused)
@@ -42,6 +44,9 @@ import Testing
         #expect(configuration.width == 640 && configuration.height == 360 && configuration.targetFramerate == 60)
         #expect(configuration.maxBitrate == 8_500_000 && configuration.minBitrate == 100_000)
         #expect(configuration.simulcastEnabled, "simulcast is on by default")
+        #expect(configuration.temporalLayers == 3, "L1T3 by default, as Chrome")
+        try configuration.setTemporalLayers(1)
+        #expect(configuration.temporalLayers == 1)
     }
 
     @Test func audioBitrateRange() {

@@ -23,6 +23,7 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
     public static let bitrateRange = 100_000...8_500_000
     public static let framerateRange = 10...60
     public static let sideRange = 160...1920
+    public static let temporalLayersRange = 1...3
 
     public private(set) var maxBitrate = 2_500_000
     public private(set) var minBitrate = 150_000
@@ -32,6 +33,10 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
     public var degradationPreference = DegradationPreference.balanced
     /// Simulcast (on by default): up to three layers (full, ½ and ¼ size) the server chooses from per subscriber.
     public var simulcastEnabled = true
+    /// VP8 temporal layers per encoded layer (RFC 7741 §4.2): 3 (L1T3, the default, as Chrome
+    /// sends VP8 simulcast), 2 (L1T2) or 1 (none). Upper layers can be dropped on the way to a
+    /// subscriber to halve or quarter the frame rate.
+    public private(set) var temporalLayers = 3
 
     public init() {}
 
@@ -65,6 +70,11 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
         }
         self.width = width
         self.height = height
+    }
+
+    public mutating func setTemporalLayers(_ count: Int) throws(StageConfigurationError) {
+        try check("temporalLayers", count, in: Self.temporalLayersRange, unit: "layers")
+        temporalLayers = count
     }
 }
 

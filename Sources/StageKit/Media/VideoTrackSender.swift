@@ -87,7 +87,8 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         } else {
             layers = [SimulcastLayer(rid: "f", scaleDownBy: 1, maxBitrateBps: video.maxBitrate)]
         }
-        encoder = try SimulcastEncoder(width: source.width, height: source.height, layers: layers, framerate: framerate)
+        encoder = try SimulcastEncoder(width: source.width, height: source.height, layers: layers, framerate: framerate,
+                                       temporalLayers: video.temporalLayers)
         rids = video.simulcastEnabled ? layers.map(\.rid) : []
         let built = layers.map { (rid: $0.rid, layer: Layer(rid: $0.rid, simulcast: video.simulcastEnabled)) }
         ssrc = built.first?.layer.ssrc ?? 1
@@ -172,7 +173,7 @@ final class VideoTrackSender: TrackSender, @unchecked Sendable {
         var sent: [(rid: String, frame: EncodedVideoFrame, packets: Int, bytes: Int)] = []
         for (rid, output) in encoded {
             guard let layer = layers[rid] else { continue }
-            let layerPackets = layer.writer.packets(payloads: layer.packetizer.packetize(output.data),
+            let layerPackets = layer.writer.packets(payloads: layer.packetizer.packetize(output),
                                                     timestamp: layer.writer.timestamp(captureTimeMicros: frame.captureTimeMicros),
                                                     extensions: layer.extensions)
             packets += layerPackets

@@ -20,11 +20,12 @@ public final class SimulcastEncoder {
     /// - Parameters:
     ///   - layers: defaults to `SimulcastLayer.defaults(for:height:)`; pass one layer with
     ///     `scaleDownBy: 1` to encode without simulcast. `rid`s must be unique.
-    ///   - framerate, keyframeIntervalFrames, cpuUsed, frameDroppingEnabled: applied to every
-    ///     layer's `VP8EncoderConfiguration`.
+    ///   - framerate, keyframeIntervalFrames, cpuUsed, frameDroppingEnabled, temporalLayers:
+    ///     applied to every layer's `VP8EncoderConfiguration` (temporalLayers 3 = L1T3 on each
+    ///     simulcast layer, as Chrome sends VP8 simulcast).
     public init(width: Int, height: Int, layers: [SimulcastLayer]? = nil, framerate: Int = 30,
                 keyframeIntervalFrames: Int = 3000, cpuUsed: Int = -6,
-                frameDroppingEnabled: Bool = true) throws(MediaCodecError) {
+                frameDroppingEnabled: Bool = true, temporalLayers: Int = 1) throws(MediaCodecError) {
         let layers = layers ?? SimulcastLayer.defaults(for: width, height: height)
         guard !layers.isEmpty else { throw .invalidConfiguration("simulcast needs at least one layer") }
         guard Set(layers.map(\.rid)).count == layers.count else {
@@ -41,7 +42,7 @@ public final class SimulcastEncoder {
             encoders.append(try VP8Encoder(VP8EncoderConfiguration(
                 width: size.width, height: size.height, bitrateBps: layer.maxBitrateBps, framerate: framerate,
                 keyframeIntervalFrames: keyframeIntervalFrames, cpuUsed: cpuUsed,
-                frameDroppingEnabled: frameDroppingEnabled)))
+                frameDroppingEnabled: frameDroppingEnabled, temporalLayers: temporalLayers)))
         }
         self.encoders = encoders
     }

@@ -19,10 +19,15 @@ public struct VP8EncoderConfiguration: Sendable, Equatable {
     /// Quantizer range, 0…63 (`rc_min_quantizer`/`rc_max_quantizer`; WebRTC: 2…56).
     public var minQuantizer: Int
     public var maxQuantizer: Int
+    /// Temporal layers (1, 2 or 3): L1T2 or L1T3 temporal scalability as libwebrtc configures it,
+    /// each frame tagged with its layer (`EncodedVideoFrame.temporalLayerID`) so an SFU can drop
+    /// the upper layers (RFC 7741 §4.2). 1 = no temporal layers.
+    public var temporalLayers: Int
 
     public init(width: Int, height: Int, bitrateBps: Int, framerate: Int = 30,
                 keyframeIntervalFrames: Int = 3000, cpuUsed: Int = -6,
-                frameDroppingEnabled: Bool = true, minQuantizer: Int = 2, maxQuantizer: Int = 56) {
+                frameDroppingEnabled: Bool = true, minQuantizer: Int = 2, maxQuantizer: Int = 56,
+                temporalLayers: Int = 1) {
         self.width = width
         self.height = height
         self.bitrateBps = bitrateBps
@@ -32,6 +37,7 @@ public struct VP8EncoderConfiguration: Sendable, Equatable {
         self.frameDroppingEnabled = frameDroppingEnabled
         self.minQuantizer = minQuantizer
         self.maxQuantizer = maxQuantizer
+        self.temporalLayers = temporalLayers
     }
 
     /// Throws `MediaCodecError.invalidConfiguration` naming the first bad field.
@@ -46,6 +52,9 @@ public struct VP8EncoderConfiguration: Sendable, Equatable {
         guard (-16...16).contains(cpuUsed) else { throw .invalidConfiguration("cpuUsed \(cpuUsed) is outside −16…16") }
         guard (0...63).contains(minQuantizer), (minQuantizer...63).contains(maxQuantizer) else {
             throw .invalidConfiguration("quantizer range \(minQuantizer)…\(maxQuantizer) is outside 0…63")
+        }
+        guard VP8TemporalPattern.supportedLayerCounts.contains(temporalLayers) else {
+            throw .invalidConfiguration("temporalLayers \(temporalLayers) must be 1, 2 or 3")
         }
     }
 }
