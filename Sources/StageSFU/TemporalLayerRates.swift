@@ -20,9 +20,12 @@ public struct LayerStep: Sendable, Equatable {
 ///
 /// With three temporal layers (L1T3, as Chrome and the SDK publish) temporal layer 0 is a
 /// quarter of the frames, 0–1 half, 0–2 all; with two, 0 is half. Steps: every temporal layer
-/// of the lowest flowing simulcast layer (a link narrower than it still gets a picture, at a
-/// lower frame rate, instead of none), and above it only the top two (at least half the frame
-/// rate: a larger picture at a quarter of the frames is worse than a smaller one at all).
+/// of the lowest flowing simulcast layer — a link narrower than it still gets a picture, at a
+/// lower frame rate, instead of an overflowing stream that freezes — and the layers above it
+/// whole. Frame rate goes last, as a camera's "maintain frame rate" degradation (libwebrtc's
+/// default for cameras) has it: a 640 px picture at half the frames in place of 320 px at all
+/// of them was offered once, and where the two cost the same (this project's test pattern)
+/// every narrow subscriber took it.
 public struct TemporalLayerRates: Sendable {
     /// Temporal layer ids go up to 3 (two bits: RFC 7741 §4.2).
     static let temporalLayerCount = 4
@@ -61,24 +64,21 @@ public struct TemporalLayerRates: Sendable {
         }
     }
 
-    /// The steps on offer for the simulcast layers' `costs` (`Producer.allocatableBitrates`),
-    /// lowest first; a layer that costs 0 (not on offer) is one step of 0. No step costs less
-    /// than the one below it.
+    /// The steps on offer for the simulcast layers' `costs` (`Producer.allocatableBitrates`,
+    /// which never falls from one layer on offer to the next), lowest first; a layer that costs
+    /// 0 (not on offer) is one step of 0.
     public func steps(costs: [Int]) -> [LayerStep] {
         let lowest = costs.firstIndex(where: { $0 > 0 })
         var steps: [LayerStep] = []
-        var floor = 0
         for (layer, cost) in costs.enumerated() {
-            let split = shares.indices.contains(layer) ? shares[layer] : []
-            guard cost > 0, split.count > 1 else {
+            let split = layer == lowest && shares.indices.contains(layer) ? shares[layer] : []
+            guard split.count > 1 else {
                 steps.append(LayerStep(layer: layer, bitrate: cost))
-                floor = max(floor, cost)
                 continue
             }
-            for (temporal, share) in split.enumerated() where layer == lowest || temporal >= split.count - 2 {
+            for (temporal, share) in split.enumerated() {
                 let top = temporal == split.count - 1
-                floor = max(floor, top ? cost : Int(Double(cost) * share))
-                steps.append(LayerStep(layer: layer, temporalLayer: top ? nil : temporal, bitrate: floor))
+                steps.append(LayerStep(layer: layer, temporalLayer: top ? nil : temporal, bitrate: top ? cost : Int(Double(cost) * share)))
             }
         }
         return steps

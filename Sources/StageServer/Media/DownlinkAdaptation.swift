@@ -198,10 +198,20 @@ final class DownlinkAdaptation {
             probeSchedule.ended(passed: probeSucceeded, now: now)
         }
         let budget = estimator.estimate
-        // The next step would fit by the estimate: try it with padding first, if RTX allows.
+        // The next step would fit by the estimate: try it with padding first, if RTX allows — and
+        // with it every step the estimate buys, so that one probe takes the subscriber up as far
+        // as the estimate goes (one step a probe, a CLI guest was back on 1280 px 22 s after its
+        // link widened: the lowest layer's temporal steps are steps too).
         if wanted > 0, budget >= wanted, !probeSucceeded, probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
            let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
-            startProbe(from: prober, bitsPerSecond: max(wanted * 5 / 4 - sentBitrate, 50_000), packetsSent: packets, now: now)
+            let trial = affordable(consumers: consumers, videoBudget: budget - fixed, now: now)
+            let target = max(wanted, trial.bitsPerSecond + fixed)
+            // A quarter more is room for the new simulcast layer's keyframe; a move up between
+            // temporal layers of the same one needs none (on a link that carries the whole lowest
+            // layer with little to spare, the quarter failed every probe back from half its frames).
+            let headroom = trial.switchesLayer ? 1.25 : 1.05
+            startProbe(from: prober, bitsPerSecond: max(Int(Double(target) * headroom) - sentBitrate, 50_000), packetsSent: packets,
+                       now: now)
         }
         // With RTX, a track moves up only on the report that judged a probe passed: not while one
         // runs, nor after one failed, nor because a step measured cheaper this second than the
@@ -284,20 +294,9 @@ final class DownlinkAdaptation {
     /// instead of at the lower one's keyframe.
     private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, upgradesAllowed: Bool, overflows: Bool,
                           now: ContinuousClock.Instant) {
-        var tracks: [StreamAllocator.Track] = []
-        var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
-        for consumer in consumers.values where consumer.selector != nil {
-            guard let producer = consumer.producer else { continue }
-            let steps = producer.allocationSteps(now: now)
-            // The subscription's own ceiling is a simulcast layer: its highest step.
-            let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
-            tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred, ranks: steps.map(\.rank)))
-            byID[consumer.id] = (consumer, steps)
-        }
+        let (tracks, byID) = Self.tracks(consumers, now: now)
         let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed)
-        allocatedBitrate = tracks.reduce(Self.fixedCost(consumers)) { total, track in
-            total + (chosen[track.id].map { track.layerBitrates[$0] } ?? 0)
-        }
+        allocatedBitrate = Self.cost(of: chosen, tracks: tracks) + Self.fixedCost(consumers)
         for (id, index) in chosen {
             guard let (consumer, steps) = byID[id] else { continue }
             let step = steps[index]
@@ -309,5 +308,41 @@ final class DownlinkAdaptation {
             }
             consumer.setCeiling(step.layer, temporalLayer: step.temporalLayer, overflows: overflows)
         }
+    }
+
+    /// What the video the allocator would choose for `videoBudget` with every move up allowed
+    /// costs (back-offs still hold), and whether it moves some track to another simulcast layer
+    /// (not only another temporal layer): what a probe tries. The allocator is a value: the
+    /// trial changes nothing it remembers.
+    private func affordable(consumers: [UInt32: Consumer], videoBudget: Int, now: ContinuousClock.Instant)
+        -> (bitsPerSecond: Int, switchesLayer: Bool) {
+        var trial = allocator
+        let (tracks, byID) = Self.tracks(consumers, now: now)
+        let chosen = trial.allocate(budget: videoBudget, tracks: tracks, now: now)
+        let switches = chosen.contains { id, index in
+            byID[id].map { $0.steps[index].layer != ($0.consumer.selector?.ceiling ?? $0.consumer.selector?.current) } ?? false
+        }
+        return (Self.cost(of: chosen, tracks: tracks), switches)
+    }
+
+    /// The simulcast video tracks as the allocator sees them, with their consumers and steps.
+    private static func tracks(_ consumers: [UInt32: Consumer], now: ContinuousClock.Instant)
+        -> (tracks: [StreamAllocator.Track], byID: [String: (consumer: Consumer, steps: [LayerStep])]) {
+        var tracks: [StreamAllocator.Track] = []
+        var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
+        for consumer in consumers.values where consumer.selector != nil {
+            guard let producer = consumer.producer else { continue }
+            let steps = producer.allocationSteps(now: now)
+            // The subscription's own ceiling is a simulcast layer: its highest step.
+            let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
+            tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred, ranks: steps.map(\.rank)))
+            byID[consumer.id] = (consumer, steps)
+        }
+        return (tracks, byID)
+    }
+
+    /// Bits a second of the steps `chosen` for `tracks`.
+    private static func cost(of chosen: [String: Int], tracks: [StreamAllocator.Track]) -> Int {
+        tracks.reduce(0) { total, track in total + (chosen[track.id].map { track.layerBitrates[$0] } ?? 0) }
     }
 }
