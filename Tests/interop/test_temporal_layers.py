@@ -1,0 +1,104 @@
+"""A link narrower than the lowest simulcast layer: with VP8 temporal layers (the SDK publishes
+L1T3 by default) the server forwards that layer at a half or a quarter of its frame rate
+instead of overflowing the link; without them (`--temporal-layers 1`, the reference in the same
+test) the lowest layer is all it has. A CLI host publishes three layers (320×180 at about
+150 kbps, 640×360, 1280×720) at 20 frames a second; a CLI guest and headless Chromium (WHEP)
+watch, each behind a 180 kbps downlink (the lowest layer and the host's audio need about
+210 kbps with their headers)."""
+import time
+
+from offnet import HTTP_PORT, LabServer, Participant, counter_samples
+from test_downlink_adaptation import VIEWER_STATS, _gauge, _scrape
+from test_lossy_links import _participant_id
+from test_off_loopback import _callbacks
+from whep_page import LabChromium, viewer_page
+
+NARROW = 180_000
+SECONDS = 30
+# Frame rate and stalls are judged over the last seconds: the first ones are the estimate's
+# way down from the top layer, which every subscriber starts on.
+JUDGED_SECONDS = 15
+
+
+def _rate_and_stall(samples, start, end):
+    """(frames decoded a second, longest time without a new frame) over [start, end] of
+    (time, frames decoded) samples taken once a second."""
+    window = [(t, n) for t, n in samples if start <= t <= end]
+    if len(window) < 2:
+        return 0.0, end - start
+    rate = (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
+    times = [start] + [t for (t, n), (_, before) in zip(window[1:], window) if n > before] + [end]
+    return rate, max(b - a for a, b in zip(times, times[1:]))
+
+
+def _run(netlab, tmp_path, name, temporal_layers):
+    """One stage: host, CLI guest and Chromium viewer on narrow links. Returns what each decoded."""
+    (tmp_path / name).mkdir()
+    srv = netlab.public_host(f"srv{name}")
+    server = LabServer(netlab, srv, tmp_path / name).start()
+    host_box = netlab.public_host(f"host{name}")
+    guest_box, browser_box = netlab.public_host(f"guest{name}", shaped=True), netlab.public_host(f"web{name}", shaped=True)
+    for box in (guest_box, browser_box):
+        netlab.shape(box, "down", rate_bps=NARROW, queue_ms=100)
+    for box in (srv, host_box, guest_box, browser_box):
+        netlab.set_hosts(box, {"stage.test": [srv.v4]})
+    arn = server.create_stage(f"temporal-{name}")
+    host = Participant(netlab, host_box, tmp_path / name, "host", server.token(arn, "host", "PUBLISH")["token"],
+                       "--camera", "test", "--mic", "tone", "--size", "1280x720", "--fps", "20", "--simulcast", "on",
+                       "--temporal-layers", str(temporal_layers), "--status-interval", "1")
+    host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()),
+                  30, "joined")
+    guest = Participant(netlab, guest_box, tmp_path / name, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
+                        "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
+    browser = LabChromium(netlab, browser_box, tmp_path / name,
+                          viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
+                                      server.token(arn, "viewer", "SUBSCRIBE")["token"], VIEWER_STATS),
+                          seconds=SECONDS + 90)
+    try:
+        guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "host")), 45, "the host's streams")
+        browser.wait_decoding()
+        start = time.time()
+        time.sleep(SECONDS)
+        end = time.time()
+        metrics = _scrape(netlab, srv)
+    finally:
+        guest.leave()
+        host.leave()
+        browser.close()
+        server.stop()
+    judged = (end - JUDGED_SECONDS, end)
+    guest_rate, guest_stall = _rate_and_stall(counter_samples(guest, "host", "framesDecoded"), *judged)
+    widths = [w for t, w in counter_samples(guest, "host", "frameWidth") if judged[0] <= t]
+    stats = browser.objects()
+    web_rate, web_stall = _rate_and_stall([(s["time"], s["framesDecoded"]) for s in stats], *judged)
+    last = stats[-1] if stats else {}
+    decode_errors = max((n for _, n in counter_samples(guest, "host", "decodeErrors")), default=None)
+    temporal = {label: _gauge(metrics, f'proscenium_media_video_consumers_by_temporal_layer{{temporal="{label}"}}')
+                for label in ("0", "1", "2", "all")}
+    print(f"\n[L1T{temporal_layers}] over the last {JUDGED_SECONDS} s of {SECONDS} on {NARROW // 1000} kbps links: "
+          f"CLI guest {guest_rate:.1f} frames/s, longest stall {guest_stall:.1f} s, widths {sorted(set(widths))}, "
+          f"decode errors {decode_errors}; Chromium {web_rate:.1f} frames/s, longest stall {web_stall:.1f} s, "
+          f"freezes {last.get('freezeCount')} ({last.get('totalFreezesDuration', 0):.1f} s in all), PLIs {last.get('pliCount')}; "
+          f"consumers by temporal layer {temporal}; started {start - judged[0]:+.0f} s")
+    return dict(guest_rate=guest_rate, guest_stall=guest_stall, widths=widths, decode_errors=decode_errors,
+                web_rate=web_rate, web_stall=web_stall, temporal=temporal)
+
+
+def test_a_link_below_the_lowest_layer_gets_it_at_a_lower_frame_rate(netlab, tmp_path):
+    with_temporal = _run(netlab, tmp_path, "t3", 3)
+    reference = _run(netlab, tmp_path, "t1", 1)
+    # Both viewers are forwarded temporal layers 0–1 or 0 of the lowest layer, not all of it.
+    assert (with_temporal["temporal"]["0"] or 0) + (with_temporal["temporal"]["1"] or 0) == 2, with_temporal["temporal"]
+    assert with_temporal["widths"] and max(with_temporal["widths"]) <= 320, with_temporal["widths"]
+    # A quarter of 20 frames a second is 5, a half 10: a steady picture at either, without stalls.
+    assert with_temporal["guest_rate"] >= 4, with_temporal
+    assert with_temporal["web_rate"] >= 4, with_temporal
+    assert with_temporal["guest_stall"] <= 2.5 and with_temporal["web_stall"] <= 2.5, with_temporal
+    # Skipped frames leave no gap in sequence numbers or PictureIDs: libvpx decodes every frame
+    # the CLI guest assembles, and Chromium's stall bound above holds (it would wait for a
+    # missing PictureID).
+    assert with_temporal["decode_errors"] == 0, with_temporal
+    # Without temporal layers the same links carry only the whole lowest layer, which overflows them.
+    assert reference["temporal"]["all"] == 2, reference["temporal"]
+    assert (with_temporal["guest_stall"] < reference["guest_stall"] or with_temporal["guest_rate"] > reference["guest_rate"]), \
+        (with_temporal, reference)
