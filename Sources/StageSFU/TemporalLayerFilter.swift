@@ -14,8 +14,11 @@ public struct TemporalLayerFilter: Sendable, Equatable {
     public var ceiling: Int?
     /// The highest temporal layer forwarded now; nil: all.
     public private(set) var current: Int?
-    /// The RTP timestamp of the frame the last packet belonged to.
+    /// The RTP timestamp of the newest frame seen, on the timeline of the layer forwarded.
     private var frameTimestamp: UInt32?
+    /// A timestamp this far behind the newest is another timeline (a publisher that
+    /// reconnected), not a late packet: 10 s of the 90 kHz video clock.
+    static let newTimeline: UInt32 = 900_000
 
     /// The temporal layer fields of one packet's VP8 payload descriptor.
     public struct Mark: Sendable, Equatable {
@@ -36,8 +39,10 @@ public struct TemporalLayerFilter: Sendable, Equatable {
     public mutating func accept(_ mark: Mark, timestamp: UInt32, switched: Bool) -> Bool {
         let layer = Int(mark.layer)
         if switched {
+            // Another simulcast layer: its own timestamps from here on.
             current = ceiling
-        } else if frameTimestamp.map({ Self.isNewer(timestamp, than: $0) }) ?? true {
+            frameTimestamp = timestamp
+        } else if frameTimestamp.map({ Self.isNewer(timestamp, than: $0) || $0 &- timestamp > Self.newTimeline }) ?? true {
             // A new frame: the only place where the layer changes.
             switch (current, ceiling) {
             case let (current?, ceiling?) where ceiling < current:
@@ -49,8 +54,8 @@ public struct TemporalLayerFilter: Sendable, Equatable {
             default:
                 break
             }
+            frameTimestamp = timestamp
         }
-        if frameTimestamp.map({ !Self.isNewer($0, than: timestamp) }) ?? true { frameTimestamp = timestamp }
         return current.map { layer <= $0 } ?? true
     }
 

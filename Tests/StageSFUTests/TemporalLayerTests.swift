@@ -73,6 +73,25 @@ struct TemporalLayerTests {
     }
 }
 
+extension TemporalLayerTests {
+    @Test("the layer switched to has its own timestamps: later ceilings still apply at its frames, and a new timeline is followed")
+    func timelines() {
+        var filter = TemporalLayerFilter()
+        _ = Self.run(&filter, frames: 1000..<1004)
+        // The new simulcast layer's timestamps are far behind the old one's (3,000,000 ticks).
+        let behind = UInt32(10) * 3000
+        let keyframe = filter.accept(.init(layer: 0, sync: false), timestamp: behind, switched: true)
+        #expect(keyframe)
+        filter.ceiling = 0
+        let next = filter.accept(.init(layer: 2, sync: true), timestamp: behind + 3000, switched: false)
+        #expect(!next, "the ceiling applies at the new layer's next frame")
+        // A publisher that reconnected: its timestamps start over far behind, with no switch.
+        filter.ceiling = nil
+        let restarted = filter.accept(.init(layer: 1, sync: true), timestamp: (behind + 3000) &- 1_000_000, switched: false)
+        #expect(restarted, "10 s or more behind is a new timeline: a new frame, and Y takes it up")
+    }
+}
+
 /// What a producer measures of its temporal layers, and the steps it offers an allocator.
 struct TemporalLayerRatesTests {
     @Test("cumulative shares per temporal layer; none for a layer without temporal layers or with only TL0")
