@@ -58,9 +58,10 @@ public struct StreamAllocator: Sendable {
     /// has taken audio off). Tracks with no flowing layer are left out.
     /// - Parameter upgradesAllowed: false until a probe of the next step passed: no track goes
     ///   above the layer it holds, whatever the budget (the step is still reported in
-    ///   `nextStep`); a track allocated for the first time holds none, and takes what fits. A budget kept just under the last `nextStep` did not do
-    ///   that: layer rates are measured anew each second, and a step that measured a little
-    ///   cheaper then fitted under it and was taken untried.
+    ///   `nextStep`); a track allocated for the first time holds none, and takes what fits. A
+    ///   budget kept just under the last `nextStep` did not do that: layer rates are measured
+    ///   anew each second, and a step that measured a little cheaper then fitted under it and
+    ///   was taken untried.
     public mutating func allocate(budget: Int, tracks: [Track], now: ContinuousClock.Instant,
                                   upgradesAllowed: Bool = true) -> [String: Int] {
         var chosen: [String: Int] = [:]

@@ -5,12 +5,14 @@ import StageWire
 
 /// One subscriber's stream allocation: its downlink estimate (`DownlinkEstimator`, from the
 /// loss its receiver reports and NACKs show and its REMB) spent across the simulcast layers of what it receives
-/// (`StreamAllocator`), applied as each consumer's layer ceiling. Runs on the media event loop,
-/// once per receiver report.
+/// (`StreamAllocator`; below the lowest one, its VP8 temporal layers), applied as each
+/// consumer's layer ceiling. Runs on the media event loop, once per receiver report.
 ///
 /// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
-/// a quarter more than the next step needs (room for its keyframes), until the next report
-/// (about a second); only if that report shows no loss does the move happen. A failed probe
+/// what the estimate buys (at least the next step), a quarter more when a simulcast layer
+/// changes (room for its keyframes) and 5 % more when only a temporal layer does, until the next
+/// report (about a second); only if that report shows no loss does the move happen, as far as
+/// the estimate goes, which does not rise while a probe runs. A failed probe
 /// costs a little loss on the current layer, not a broken keyframe of the next, and is given up
 /// once the subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`).
 /// Until a probe passes, no layer goes up. Subscribers without RTX move up untried (the move
