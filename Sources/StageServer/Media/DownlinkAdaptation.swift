@@ -219,7 +219,9 @@ final class DownlinkAdaptation {
         // runs, nor after one failed, nor because a step measured cheaper this second than the
         // `wanted` the probe decision used (one subscriber's aiortc went from 640 to 1280 px on
         // a 300 kbps link that way, untried). A track's first placement is no move up.
-        let upgradesAllowed = probeSucceeded || !consumers.values.contains(where: \.canProbe)
+        // An estimate still at its maximum has never met a limit: moves up need no probe there
+        // (a subscriber asking for another layer on such a link gets it at once, as before).
+        let upgradesAllowed = probeSucceeded || !consumers.values.contains(where: \.canProbe) || budget >= DownlinkEstimator.maximum
         allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed,
                  overflows: loss >= Self.overflowLoss, now: now)
         // A probe's success is spent on this report's allocation or lost: it said the link carried
