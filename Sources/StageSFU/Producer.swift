@@ -113,11 +113,12 @@ public final class Producer {
         }
         layerBytes[layerBytes.indices.contains(layer) ? layer : 0] += packet.count
         let payload = UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...])
-        // Its VP8 temporal layer (RFC 7741 §4.2), read once for every consumer.
+        // Its VP8 payload descriptor (RFC 7741 §4.2), read once for every consumer: its temporal
+        // layer, and below whether it starts a keyframe.
+        let descriptor = kind == .video ? try? VP8PayloadDescriptor.parse(payload) : nil
         var temporal: TemporalLayerFilter.Mark?
-        if kind == .video, let descriptor = try? VP8PayloadDescriptor.parse(payload).descriptor,
-           let temporalLayer = descriptor.temporalLayerID {
-            temporal = .init(layer: temporalLayer, sync: descriptor.layerSync)
+        if let parsed = descriptor?.descriptor, let temporalLayer = parsed.temporalLayerID {
+            temporal = .init(layer: temporalLayer, sync: parsed.layerSync)
             temporalRates.record(layer: layer, temporalLayer: temporalLayer, count: packet.count)
         }
         guard !isMuted else {
@@ -130,7 +131,7 @@ public final class Producer {
         for consumer in consumers {
             consumer.forward(UnsafeRawBufferPointer(packet), fields: fields, layer: layer, temporal: temporal, flowing: flowing,
                              payloadOffset: payloadOffset, now: now) {
-                let starts = startsKeyframe ?? VP8PayloadDescriptor.isKeyframe(payload)
+                let starts = startsKeyframe ?? descriptor.map { VP8PayloadDescriptor.isKeyframe(payload, parsed: $0) } ?? false
                 startsKeyframe = starts
                 return starts
             }

@@ -85,8 +85,14 @@ extension VP8PayloadDescriptor {
     /// Never throws: anything malformed is "not a keyframe". Allocates nothing; the SFU's
     /// simulcast switch waits for this on the target layer.
     public static func isKeyframe(_ payload: UnsafeRawBufferPointer) -> Bool {
-        guard let (descriptor, size) = try? parse(payload), descriptor.startsFrame else { return false }
-        let frame = UnsafeRawBufferPointer(rebasing: payload[size...])
+        guard let parsed = try? parse(payload) else { return false }
+        return isKeyframe(payload, parsed: parsed)
+    }
+
+    /// The same, for a payload whose descriptor `parse` already read (`parsed`).
+    public static func isKeyframe(_ payload: UnsafeRawBufferPointer, parsed: (descriptor: VP8PayloadDescriptor, size: Int)) -> Bool {
+        guard parsed.descriptor.startsFrame else { return false }
+        let frame = UnsafeRawBufferPointer(rebasing: payload[parsed.size...])
         return (try? VP8PayloadHeader(parsing: frame))?.isKeyframe ?? false
     }
 
