@@ -125,15 +125,21 @@ public final class Consumer {
         case nil:
             break
         }
+        if munger.isLate(fields) {
+            forwardLate(packet, fields: fields, payloadOffset: payloadOffset)
+            return
+        }
+        // Where the packet sits in its frame, on a stream with frames to skip: what a gap before it held.
+        let edges = temporal.map { RTPMunger.FrameEdges(endsFrame: packet.count > 1 && packet[1] & 0x80 != 0, startsFrame: $0.startsFrame) }
         if let temporal, temporalFilter?.accept(temporal, timestamp: fields.timestamp, switched: switched) == false {
             // A frame above the temporal ceiling: the subscriber sees neither its sequence numbers nor its PictureID.
             observer?.dropped(.layerNotSelected)
-            munger.resync()
+            munger.drop(fields, edges: edges)
             pictureMunger?.skip(UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...]), source: fields.ssrc)
             return
         }
         if send(packet, { out in
-            munger.rewrite(out, source: fields, now: now)
+            munger.rewrite(out, source: fields, edges: edges, now: now)
             // The copy may carry another extension block than `packet` (the server writes its own): its payload moved.
             if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
                 pictureMunger?.rewrite(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: fields.ssrc)
@@ -143,6 +149,28 @@ public final class Consumer {
             octetsForwarded += max(0, packet.count - payloadOffset)
         }
     }
+
+    /// A packet older than the newest one forwarded from its source (resent by the publisher
+    /// after the server's NACK, or reordered): it goes out as the number its gap left, or not
+    /// at all when it left none here (a frame this consumer skipped, a packet it was sent).
+    private func forwardLate(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, payloadOffset: Int) {
+        guard let (outgoing, origin) = munger.fillGap(with: fields) else {
+            observer?.dropped(.duplicate)
+            return
+        }
+        if send(packet, { out in
+            munger.rewriteRetransmission(out, source: fields, outgoing: outgoing, origin: origin)
+            if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
+                pictureMunger?.rewriteRetransmission(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: fields.ssrc)
+            }
+        }) {
+            packetsForwarded += 1
+            octetsForwarded += max(0, packet.count - payloadOffset)
+        }
+    }
+
+    /// Outgoing numbers left unsent where the publisher's packets never reached the server.
+    public var outgoingGaps: OutgoingGaps { munger.gaps }
 
     func translateSenderReport(source: UInt32, ntpTime: UInt64, rtpTime: UInt32) {
         guard !isPaused, munger.currentSource == source, packetsForwarded > 0 else { return }

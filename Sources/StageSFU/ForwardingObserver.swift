@@ -14,7 +14,8 @@ public enum ForwardingDrop: Sendable, Hashable, CaseIterable {
     case nackNotCached
     /// A video packet the producer holds already: an RTX padding probe (browsers with
     /// transport-cc probe by resending what they sent) or a duplicate from the network. Not
-    /// forwarded again, nor counted in the layer's bitrate.
+    /// forwarded again, nor counted in the layer's bitrate. Also, per consumer, a late packet
+    /// that fills no gap in its stream (of a frame it skipped, or one it was sent already).
     case duplicate
     /// A keyframe request not sent towards the publisher because one went less than
     /// `Producer.keyframeRequestInterval` ago (that one will bring the keyframe).

@@ -118,7 +118,7 @@ public final class Producer {
         let descriptor = kind == .video ? try? VP8PayloadDescriptor.parse(payload) : nil
         var temporal: TemporalLayerFilter.Mark?
         if let parsed = descriptor?.descriptor, let temporalLayer = parsed.temporalLayerID {
-            temporal = .init(layer: temporalLayer, sync: parsed.layerSync)
+            temporal = .init(layer: temporalLayer, sync: parsed.layerSync, startsFrame: parsed.startOfPartition && parsed.partitionIndex == 0)
             temporalRates.record(layer: layer, temporalLayer: temporalLayer, count: packet.count)
         }
         guard !isMuted else {

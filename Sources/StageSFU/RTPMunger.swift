@@ -21,6 +21,12 @@ public struct RTPMunger: Sendable {
     private var epochs: [Epoch] = []
     /// The next packet continues the outgoing numbering even if its source skipped some.
     private var resyncPending = false
+    /// The newest sequence number forwarded from the current source: an older one is late.
+    private var lastSourceSequence: UInt16 = 0
+    /// Outgoing numbers left unsent where the source had gaps (loss before the server).
+    public private(set) var gaps = OutgoingGaps()
+    /// The previous packet of the current source, forwarded or dropped: where a gap began.
+    private var previous: (timestamp: UInt32, endsFrame: Bool, dropped: Bool)?
     /// Runs of numbering remembered for NACKs. A switch of source is rare (one a second is
     /// already more than a subscriber sees), but a consumer below the top temporal layer starts a
     /// run after every frame it skips: up to 15 a second (every other frame of 30), and a NACK
@@ -39,7 +45,10 @@ public struct RTPMunger: Sendable {
     /// source, the first new timestamp lands after the last one by the wall-clock time
     /// between them (at least one tick): simulcast layers have unrelated timestamp bases.
     /// - Parameter source: the packet's own header fields, as parsed once on arrival.
-    public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields, now: ContinuousClock.Instant = .now) {
+    /// - Parameter edges: where the packet sits in its frame, on a stream whose frames may be
+    ///   dropped (`drop`); nil: every gap before it is kept.
+    public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields, edges: FrameEdges? = nil,
+                                 now: ContinuousClock.Instant = .now) {
         let ssrc = source.ssrc, sequence = source.sequenceNumber, timestamp = source.timestamp
         let resynced = resyncPending && started && ssrc == sourceSSRC
         resyncPending = false
@@ -57,8 +66,12 @@ public struct RTPMunger: Sendable {
             // The same source after packets deliberately not forwarded: no gap for the
             // subscriber to ask about; the source's timestamps advanced with the time already.
             sequenceOffset = lastSequence &+ 1 &- sequence
+        } else if sequence &- lastSourceSequence > 1, sequence &- lastSourceSequence < 0x8000 {
+            sourceGap(count: Int(sequence &- lastSourceSequence) - 1, before: source, edges: edges, forwarded: true)
         }
-        if epochs.last?.source != ssrc || resynced {
+        lastSourceSequence = sequence
+        previous = (timestamp, edges?.endsFrame ?? true, false)
+        if epochs.last?.source != ssrc || epochs.last?.sequenceOffset != sequenceOffset {
             if epochs.count == Self.rememberedEpochs { epochs.removeFirst() }
             epochs.append(Epoch(source: ssrc, firstOutgoing: sequence &+ sequenceOffset, sequenceOffset: sequenceOffset,
                                 timestampOffset: timestampOffset))
@@ -77,6 +90,89 @@ public struct RTPMunger: Sendable {
     /// consumer paused): the next one continues the outgoing sequence without a gap, so the
     /// subscriber does not ask for packets it was never meant to get.
     public mutating func resync() { resyncPending = true }
+
+    /// One packet of the current source deliberately not forwarded (a frame above a temporal
+    /// ceiling): it takes no outgoing number, as mediasoup's `SeqManager::Drop` does. Unlike
+    /// `resync`, a gap the source had before it stays a gap, for the subscriber to ask for:
+    /// it may be the end of a frame that was forwarded.
+    public mutating func drop(_ source: RTPFixedFields, edges: FrameEdges? = nil) {
+        guard started, source.ssrc == sourceSSRC else { return resync() }
+        let ahead = source.sequenceNumber &- lastSourceSequence
+        // A late packet of a skipped frame: its number was given up already.
+        guard ahead != 0, ahead < 0x8000 else { return }
+        if ahead > 1 { sourceGap(count: Int(ahead) - 1, before: source, edges: edges, forwarded: false) }
+        lastSourceSequence = source.sequenceNumber
+        previous = (source.timestamp, edges?.endsFrame ?? true, true)
+        sequenceOffset &-= 1
+        // The new offset holds from the next number on (a gap the source opens before the next
+        // forwarded packet is numbered with it too): a run of drops is one epoch.
+        let next = lastSequence &+ 1
+        if epochs.last?.firstOutgoing == next {
+            epochs[epochs.count - 1].sequenceOffset = sequenceOffset
+        } else {
+            if epochs.count == Self.rememberedEpochs { epochs.removeFirst() }
+            epochs.append(Epoch(source: source.ssrc, firstOutgoing: next, sequenceOffset: sequenceOffset, timestampOffset: timestampOffset))
+        }
+    }
+
+    /// Where a packet sits in its frame: what tells whose packets a gap before it held.
+    public struct FrameEdges: Sendable, Equatable {
+        /// The marker bit: it ends its frame (RFC 7741 §4.1).
+        public var endsFrame: Bool
+        /// S = 1 in partition 0: it begins its frame (RFC 7741 §4.2).
+        public var startsFrame: Bool
+        public init(endsFrame: Bool, startsFrame: Bool) {
+            self.endsFrame = endsFrame
+            self.startsFrame = startsFrame
+        }
+    }
+
+    /// The source skipped `count` numbers before `source` (lost before the server). They stay a
+    /// gap, numbered and remembered in `gaps` for the subscriber to ask for, when a frame it
+    /// gets may have had packets there; they take no numbers when they can only be a dropped
+    /// frame's (without `edges`, a gap is always kept).
+    private mutating func sourceGap(count: Int, before source: RTPFixedFields, edges: FrameEdges?, forwarded: Bool) {
+        var kept = true
+        if let edges, let previous {
+            if source.timestamp == previous.timestamp || previous.endsFrame {
+                kept = forwarded   // the packet's own frame
+            } else if edges.startsFrame {
+                kept = !previous.dropped   // the end of the previous packet's frame
+            } else {
+                kept = forwarded || !previous.dropped   // the end of one, the start of the other
+            }
+        }
+        if kept {
+            gaps.opened(first: lastSequence &+ 1, count: count)
+            lastSequence &+= UInt16(truncatingIfNeeded: count)
+        } else {
+            sequenceOffset &-= UInt16(truncatingIfNeeded: count)
+        }
+    }
+
+    /// Whether `source` is older than (or the same as) the newest packet forwarded from its
+    /// source: late, or resent by the publisher after a NACK. Such a packet goes through
+    /// `fillGap`, not `rewrite`, which would number it as if it came after the newest.
+    public func isLate(_ source: RTPFixedFields) -> Bool {
+        started && source.ssrc == sourceSSRC && !Self.isNewer(source.sequenceNumber, than: lastSourceSequence)
+    }
+
+    /// Where a late packet goes: the outgoing number its run gave its source number, if that
+    /// number is a gap the subscriber sees (then it is filled). Nil for a packet of a run not
+    /// forwarded (a skipped frame), one sent already, or one older than what is remembered.
+    /// Write it with `rewriteRetransmission`.
+    public mutating func fillGap(with source: RTPFixedFields) -> (outgoing: UInt16, origin: Origin)? {
+        let sequence = source.sequenceNumber
+        guard let index = epochs.lastIndex(where: { epoch in
+            epoch.source == source.ssrc && !Self.isNewer(epoch.firstOutgoing &- epoch.sequenceOffset, than: sequence)
+        }) else { return nil }
+        let epoch = epochs[index]
+        let outgoing = sequence &+ epoch.sequenceOffset
+        // Numbers from the next run on belong to that run.
+        if epochs.indices.contains(index + 1), !Self.isNewer(epochs[index + 1].firstOutgoing, than: outgoing) { return nil }
+        guard gaps.fill(outgoing) else { return nil }
+        return (outgoing, Origin(source: epoch.source, sequenceNumber: sequence, timestampOffset: epoch.timestampOffset))
+    }
 
     /// Where an outgoing packet came from: its source, its sequence number there, and the
     /// offset that puts that source's timestamps on the outgoing timeline.

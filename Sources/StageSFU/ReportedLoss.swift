@@ -9,20 +9,26 @@ public import StageWire
 /// compound) reports every few tens of milliseconds under loss. The estimator runs at most every
 /// 200 ms; the cumulative counters cover exactly the interval since it last ran.
 public struct ReportedLoss: Sendable {
-    private var previous: [UInt32: (lost: Int64, highest: Int64)] = [:]
+    private var previous: [UInt32: (lost: Int64, highest: Int64, unsent: Int64)] = [:]
 
     public init() {}
 
     /// Loss since the previous call over every stream in `blocks` (nil when no stream has both
     /// an earlier report and packets expected since), and remembers these counters.
-    public mutating func fraction(_ blocks: [RTCPReceptionReport]) -> Double? {
+    /// - Parameter unsent: how many of a stream's sequence numbers up to the given one (the
+    ///   block's highest) were never sent, because they never reached us (`OutgoingGaps`). The
+    ///   receiver counts them lost; they are left out of both what it expected and what it lost.
+    public mutating func fraction(_ blocks: [RTCPReceptionReport], unsent: (_ ssrc: UInt32, _ upTo: UInt16) -> Int = { _, _ in 0 }) -> Double? {
         var expected: Int64 = 0, lost: Int64 = 0
         for block in blocks {
-            let now = (lost: Int64(block.cumulativeLost), highest: Int64(block.extendedHighestSequenceNumber))
+            let highest = block.extendedHighestSequenceNumber
+            let now = (lost: Int64(block.cumulativeLost), highest: Int64(highest),
+                       unsent: Int64(unsent(block.ssrc, UInt16(truncatingIfNeeded: highest))))
             defer { previous[block.ssrc] = now }
             guard let before = previous[block.ssrc], now.highest > before.highest else { continue }
-            expected += now.highest - before.highest
-            lost += now.lost - before.lost
+            let neverSent = max(0, now.unsent - before.unsent)
+            expected += max(0, now.highest - before.highest - neverSent)
+            lost += now.lost - before.lost - neverSent
         }
         guard expected > 0 else { return nil }
         return Double(min(max(lost, 0), expected)) / Double(expected)

@@ -96,7 +96,8 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     /// track with no cache (audio): not retransmitted.
     case nackNotCached = "nack_not_cached"
     /// A video packet already received (an RTX padding probe repeats sent packets; a network
-    /// duplicate): not forwarded again.
+    /// duplicate): not forwarded again. Also, per subscriber, a late packet that fills no gap
+    /// in what it was sent (of a frame it skipped, or one it got already).
     case duplicate = "duplicate"
     /// A keyframe request not passed to the publisher: one went less than 300 ms before.
     case keyframeRequestThrottled = "keyframe_request_throttled"

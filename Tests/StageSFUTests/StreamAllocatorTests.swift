@@ -188,6 +188,24 @@ struct ReportedLossTests {
         #expect(loss.fraction([Self.block(7, lost: 30, highest: 65_630, fraction: 3)]) == 0.3, "across the 16-bit wrap: 100 expected")
     }
 
+    @Test("numbers never sent (lost before the server) are neither expected nor lost, per stream, up to each block's highest")
+    func unsentLeftOut() {
+        var loss = ReportedLoss()
+        // Stream 1 had 20 numbers never sent by the first report, 60 by the second; stream 2 none.
+        var unsent: [UInt32: Int] = [1: 20]
+        _ = loss.fraction([Self.block(1, lost: 20, highest: 1_000), Self.block(2, lost: 0, highest: 50)], unsent: { ssrc, highest in
+            #expect(highest == (ssrc == 1 ? 1_000 : 50))
+            return unsent[ssrc] ?? 0
+        })
+        unsent[1] = 60
+        // 200 expected on stream 1, 40 of them never sent: 160 sent, 45 lost of which 40 never sent. 100 sent on stream 2, 5 lost.
+        let fraction = loss.fraction([Self.block(1, lost: 65, highest: 1_200), Self.block(2, lost: 5, highest: 150)]) { ssrc, _ in unsent[ssrc] ?? 0 }
+        #expect(fraction == 10.0 / 260)
+        // All of an interval's loss upstream: none on the link.
+        unsent[1] = 100
+        #expect(loss.fraction([Self.block(1, lost: 105, highest: 1_300)]) { ssrc, _ in unsent[ssrc] ?? 0 } == 0)
+    }
+
     @Test("nothing expected, duplicates counted back, and a stream that is gone", arguments: [
         (Int32(10), UInt32(100), nil as Double?), (Int32(5), UInt32(110), 0.0), (Int32(40), UInt32(120), 1.0),
     ])

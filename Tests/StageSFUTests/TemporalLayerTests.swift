@@ -135,12 +135,13 @@ struct TemporalLayerRatesTests {
 /// A consumer below the top temporal layer: the subscriber sees one stream without gaps.
 struct TemporalForwardingTests {
     /// One packet of a frame with the SDK's L1T3 descriptor.
-    static func packet(sequence: UInt16, frame: Int, tl0: UInt8) -> [UInt8] {
+    /// - Parameters: first, last: whether it begins its frame (S = 1) and ends it (marker).
+    static func packet(sequence: UInt16, frame: Int, tl0: UInt8, first: Bool = true, last: Bool = true) -> [UInt8] {
         let mark = TemporalLayerTests.pattern[frame % 4]
-        let descriptor = VP8PayloadDescriptor(nonReferenceFrame: mark.layer == 2, startOfPartition: true, pictureID: UInt16(1000 + frame),
+        let descriptor = VP8PayloadDescriptor(nonReferenceFrame: mark.layer == 2, startOfPartition: first, pictureID: UInt16(1000 + frame),
                                               tl0PicIdx: tl0, temporalLayerID: mark.layer, layerSync: mark.sync)
         // The helper's header comes with one byte of payload: the descriptor takes its place.
-        return RTPMungerTests.packet(ssrc: 0x1234, sequence: sequence, timestamp: UInt32(frame) * 3000).dropLast()
+        return RTPMungerTests.packet(ssrc: 0x1234, sequence: sequence, timestamp: UInt32(frame) * 3000, marker: last).dropLast()
             + descriptor.serialized() + [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A]
     }
 
@@ -169,5 +170,40 @@ struct TemporalForwardingTests {
         let payload = try resent.withUnsafeBytes { try RTPHeader.parse($0).payload }
         let descriptor = try Array(resent[payload]).withUnsafeBytes { try VP8PayloadDescriptor.parse($0).descriptor }
         #expect(RTPFixedFields.peek(resent).sequenceNumber == 102 && descriptor.pictureID == 1002)
+    }
+
+    @Test("upstream loss with frames skipped: the end of a forwarded frame stays a gap, filled when resent; the end of a skipped frame takes no number")
+    func upstreamLossAroundSkippedFrames() throws {
+        let (producer, consumer, sink) = ProducerConsumerTests().setUp()
+        consumer.setCeiling(nil, temporalLayer: 1)
+        // Two packets a frame: frame f is sequence numbers 100 + 2f (S = 1) and 101 + 2f (marker).
+        func receive(frame: Int, second: Bool) {
+            var bytes = Self.packet(sequence: UInt16(100 + 2 * frame + (second ? 1 : 0)), frame: frame, tl0: 10, first: !second, last: second)
+            bytes.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0))) }
+        }
+        func sent() -> [UInt16] { sink.packets.map { RTPFixedFields.peek($0).sequenceNumber } }
+        receive(frame: 0, second: false)
+        // 101, the end of frame 0 (TL0), is lost on the way in; frame 1 (TL2) is above the ceiling.
+        for frame in 1...2 {
+            receive(frame: frame, second: false)
+            receive(frame: frame, second: true)
+        }
+        #expect(sent() == [100, 102, 103], "101 stays a gap for the subscriber")
+        #expect(consumer.outgoingGaps.unfilled == 1 && consumer.outgoingGaps.contains(101))
+        // The publisher resends it (after the server's NACK): it goes out as 101, with frame 0's PictureID.
+        receive(frame: 0, second: true)
+        let late = try #require(sink.packets.last)
+        let payload = try late.withUnsafeBytes { try RTPHeader.parse($0).payload }
+        let descriptor = try Array(late[payload]).withUnsafeBytes { try VP8PayloadDescriptor.parse($0).descriptor }
+        #expect(RTPFixedFields.peek(late).sequenceNumber == 101 && descriptor.pictureID == 1000)
+        #expect(consumer.outgoingGaps.unfilled == 0)
+        // 107, the end of frame 3 (TL2, skipped), is lost: frame 4 follows with no gap, and 107 resent goes nowhere.
+        receive(frame: 3, second: false)
+        receive(frame: 4, second: false)
+        receive(frame: 4, second: true)
+        #expect(sent().suffix(2) == [104, 105])
+        #expect(consumer.outgoingGaps.unfilled == 0)
+        receive(frame: 3, second: true)
+        #expect(sink.packets.count == 6)
     }
 }

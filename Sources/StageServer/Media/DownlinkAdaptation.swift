@@ -106,7 +106,9 @@ final class DownlinkAdaptation {
     /// while a probe runs may give the probe up.
     func nacked(ssrc: UInt32, sequences: [UInt16], consumers: [UInt32: Consumer], now: ContinuousClock.Instant) {
         let before = nackedLoss.count
-        nackedLoss.nacked(ssrc: ssrc, sequences: sequences)
+        // Numbers we never sent (lost before reaching us) say nothing of the subscriber's link.
+        let gaps = consumers[ssrc]?.outgoingGaps
+        nackedLoss.nacked(ssrc: ssrc, sequences: gaps.map { gaps in sequences.filter { !gaps.contains($0) } } ?? sequences)
         guard let running = probe else { return }
         let sent = consumers.values.reduce(0) { $0 + $1.packetsForwarded } - running.packetsAtStart
         guard probeSchedule.nacked(count: nackedLoss.count - before, sentSinceStart: sent, now: now) else { return }
@@ -165,7 +167,7 @@ final class DownlinkAdaptation {
         let octets = consumers.values.reduce(0) { $0 + $1.octetsForwarded }
         guard let last = lastSent else {
             lastSent = (now, packets, octets)
-            _ = reportedLoss.fraction(ours)
+            _ = reportedLoss.fraction(ours, unsent: Self.unsent(consumers))
             _ = nackedLoss.take()
             return
         }
@@ -179,7 +181,7 @@ final class DownlinkAdaptation {
         let sentBitrate = Int(Double(bits) / seconds)
         reportedLoss.keep(only: Set(consumers.keys))
         nackedLoss.keep(only: Set(consumers.keys))
-        let reported = reportedLoss.fraction(ours) ?? ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
+        let reported = reportedLoss.fraction(ours, unsent: Self.unsent(consumers)) ?? ours.map { Double($0.fractionLost) / 256 }.max() ?? 0
         let sentPackets = packets - last.packets
         let nacked = nackedLoss.take()
         let asked = sentPackets > 0 ? min(1, Double(nacked) / Double(sentPackets)) : 0
@@ -240,6 +242,12 @@ final class DownlinkAdaptation {
         }
         lastAnnounced = (now, estimate)
         onEstimateChanged(estimate)
+    }
+
+    /// How many of a stream's numbers up to a given one were never sent: what the publisher's
+    /// uplink lost reaches the subscriber as gaps, not as loss on its own link.
+    private static func unsent(_ consumers: [UInt32: Consumer]) -> (_ ssrc: UInt32, _ upTo: UInt16) -> Int {
+        { ssrc, highest in consumers[ssrc]?.outgoingGaps.unfilled(notNewerThan: highest) ?? 0 }
     }
 
     /// Bits per second of what the subscriber receives that has no layers to choose from.
