@@ -32,10 +32,10 @@ struct MediaOptions: ParsableArguments {
     var speakerDevice: String?
     @Option(help: "Simulcast (three layers: full, ½, ¼ size): on or off.")
     var simulcast: Switch = .on
-    @Option(help: ArgumentHelp("VP8 temporal layers per simulcast layer, 1–3: 3 (L1T3, as Chrome) lets the server "
-                               + "send ½ or ¼ of the frame rate to a link narrower than the lowest layer; 1 (the default) "
+    @Option(help: ArgumentHelp("VP8 temporal layers per simulcast layer, 1–3: 3 (L1T3, as Chrome; the default) lets "
+                               + "the server send ½ or ¼ of the frame rate to a link narrower than the lowest layer; 1 "
                                + "turns them off.", valueName: "n"))
-    var temporalLayers = 1
+    var temporalLayers = 3
     @Option(help: "Video size of the test camera, WIDTHxHEIGHT (160–1920 each side).")
     var size = "1280x720"
     @Option(help: "Target frame rate of the test camera, 10–60.")

@@ -44,9 +44,9 @@ import Testing
         #expect(configuration.width == 640 && configuration.height == 360 && configuration.targetFramerate == 60)
         #expect(configuration.maxBitrate == 8_500_000 && configuration.minBitrate == 100_000)
         #expect(configuration.simulcastEnabled, "simulcast is on by default")
-        #expect(configuration.temporalLayers == 1, "no temporal layers by default")
-        try configuration.setTemporalLayers(3)
-        #expect(configuration.temporalLayers == 3)
+        #expect(configuration.temporalLayers == 3, "L1T3 by default")
+        try configuration.setTemporalLayers(1)
+        #expect(configuration.temporalLayers == 1)
     }
 
     @Test func audioBitrateRange() {

@@ -1,7 +1,7 @@
 """A link narrower than the lowest simulcast layer: with VP8 temporal layers (the host publishes
-L1T3, `--temporal-layers 3`) the server forwards that layer at a half or a quarter of its frame
-rate instead of overflowing the link; without them (`--temporal-layers 1`, the SDK's default and
-the reference in the same test) the lowest layer is all it has. A CLI host publishes three layers (320×180 at about
+L1T3, the SDK's default) the server forwards that layer at a half or a quarter of its frame
+rate instead of overflowing the link; without them (`--temporal-layers 1`, the reference in the
+same test) the lowest layer is all it has. A CLI host publishes three layers (320×180 at about
 150 kbps, 640×360, 1280×720) at 20 frames a second; a CLI guest and headless Chromium (WHEP)
 watch, each behind a 180 kbps downlink (the lowest layer and the host's audio need about
 210 kbps with their headers)."""

@@ -33,12 +33,11 @@ public struct LocalStageStreamVideoConfiguration: Sendable, Hashable {
     public var degradationPreference = DegradationPreference.balanced
     /// Simulcast (on by default): up to three layers (full, ½ and ¼ size) the server chooses from per subscriber.
     public var simulcastEnabled = true
-    /// VP8 temporal layers per encoded layer (RFC 7741 §4.2): 1 (none, the default), 2 (L1T2)
-    /// or 3 (L1T3, as Chrome sends VP8 simulcast). Upper layers can be dropped on the way to a
+    /// VP8 temporal layers per encoded layer (RFC 7741 §4.2): 1 (none), 2 (L1T2) or 3 (L1T3,
+    /// the default, as Chrome sends VP8 simulcast). Upper layers can be dropped on the way to a
     /// subscriber whose link is narrower than the lowest layer, to halve or quarter its frame
-    /// rate. Not the default yet: loss on the publisher's own uplink reaches its subscribers as
-    /// loss, which the server takes for theirs and answers with fewer frames.
-    public private(set) var temporalLayers = 1
+    /// rate.
+    public private(set) var temporalLayers = 3
 
     public init() {}
 
