@@ -138,16 +138,22 @@ public final class Consumer {
             pictureMunger?.skip(UnsafeRawBufferPointer(rebasing: packet[min(payloadOffset, packet.count)...]), source: fields.ssrc)
             return
         }
-        if send(packet, { out in
+        deliver(packet, payloadOffset: payloadOffset) { out, payload in
             munger.rewrite(out, source: fields, edges: edges, now: now)
-            // The copy may carry another extension block than `packet` (the server writes its own): its payload moved.
-            if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
-                pictureMunger?.rewrite(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: fields.ssrc)
-            }
-        }) {
-            packetsForwarded += 1
-            octetsForwarded += max(0, packet.count - payloadOffset)
+            if let payload { pictureMunger?.rewrite(payload, source: fields.ssrc) }
         }
+    }
+
+    /// Sends a copy of `packet` with its header (and VP8 payload) rewritten, and counts it.
+    /// The copy may carry another extension block than `packet` (the server writes its own):
+    /// `rewrite` gets its payload where it is in the copy.
+    private func deliver(_ packet: UnsafeRawBufferPointer, payloadOffset: Int,
+                         rewrite: (_ out: UnsafeMutableRawBufferPointer, _ payload: UnsafeMutableRawBufferPointer?) -> Void) {
+        guard send(packet, { out in
+            rewrite(out, RTPHeader.payloadStart(UnsafeRawBufferPointer(out)).map { UnsafeMutableRawBufferPointer(rebasing: out[$0...]) })
+        }) else { return }
+        packetsForwarded += 1
+        octetsForwarded += max(0, packet.count - payloadOffset)
     }
 
     /// A packet older than the newest one forwarded from its source (resent by the publisher
@@ -158,14 +164,9 @@ public final class Consumer {
             observer?.dropped(.duplicate)
             return
         }
-        if send(packet, { out in
+        deliver(packet, payloadOffset: payloadOffset) { out, payload in
             munger.rewriteRetransmission(out, source: fields, outgoing: outgoing, origin: origin)
-            if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
-                pictureMunger?.rewriteRetransmission(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: fields.ssrc)
-            }
-        }) {
-            packetsForwarded += 1
-            octetsForwarded += max(0, packet.count - payloadOffset)
+            if let payload { pictureMunger?.rewriteRetransmission(payload, source: fields.ssrc) }
         }
     }
 
