@@ -130,7 +130,7 @@ public final class Consumer {
             return
         }
         // Where the packet sits in its frame, on a stream with frames to skip: what a gap before it held.
-        let edges = temporal.map { RTPMunger.FrameEdges(endsFrame: packet.count > 1 && packet[1] & 0x80 != 0, startsFrame: $0.startsFrame) }
+        let edges = temporal?.edges
         if let temporal, temporalFilter?.accept(temporal, timestamp: fields.timestamp, switched: switched) == false {
             // A frame above the temporal ceiling: the subscriber sees neither its sequence numbers nor its PictureID.
             observer?.dropped(.layerNotSelected)

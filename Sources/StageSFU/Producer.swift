@@ -118,7 +118,8 @@ public final class Producer {
         let descriptor = kind == .video ? try? VP8PayloadDescriptor.parse(payload) : nil
         var temporal: TemporalLayerFilter.Mark?
         if let parsed = descriptor?.descriptor, let temporalLayer = parsed.temporalLayerID {
-            temporal = .init(layer: temporalLayer, sync: parsed.layerSync, startsFrame: parsed.startOfPartition && parsed.partitionIndex == 0)
+            let edges = RTPMunger.FrameEdges(endsFrame: packet.count > 1 && packet[1] & 0x80 != 0, startsFrame: parsed.startsFrame)
+            temporal = .init(layer: temporalLayer, sync: parsed.layerSync, edges: edges)
             temporalRates.record(layer: layer, temporalLayer: temporalLayer, count: packet.count)
         }
         guard !isMuted else {

@@ -21,8 +21,6 @@ public struct RTPMunger: Sendable {
     private var epochs: [Epoch] = []
     /// The next packet continues the outgoing numbering even if its source skipped some.
     private var resyncPending = false
-    /// The newest sequence number forwarded from the current source: an older one is late.
-    private var lastSourceSequence: UInt16 = 0
     /// Outgoing numbers left unsent where the source had gaps (loss before the server).
     public private(set) var gaps = OutgoingGaps()
     /// The previous packet of the current source, forwarded or dropped: where a gap began.
@@ -69,7 +67,6 @@ public struct RTPMunger: Sendable {
         } else if sequence &- lastSourceSequence > 1, sequence &- lastSourceSequence < 0x8000 {
             sourceGap(count: Int(sequence &- lastSourceSequence) - 1, before: source, edges: edges, forwarded: true)
         }
-        lastSourceSequence = sequence
         previous = (timestamp, edges?.endsFrame ?? true, false)
         if epochs.last?.source != ssrc || epochs.last?.sequenceOffset != sequenceOffset {
             if epochs.count == Self.rememberedEpochs { epochs.removeFirst() }
@@ -101,7 +98,6 @@ public struct RTPMunger: Sendable {
         // A late packet of a skipped frame: its number was given up already.
         guard ahead != 0, ahead < 0x8000 else { return }
         if ahead > 1 { sourceGap(count: Int(ahead) - 1, before: source, edges: edges, forwarded: false) }
-        lastSourceSequence = source.sequenceNumber
         previous = (source.timestamp, edges?.endsFrame ?? true, true)
         sequenceOffset &-= 1
         // The new offset holds from the next number on (a gap the source opens before the next
@@ -149,6 +145,11 @@ public struct RTPMunger: Sendable {
             sequenceOffset &-= UInt16(truncatingIfNeeded: count)
         }
     }
+
+    /// The newest sequence number forwarded (or dropped) from the current source: an older one
+    /// is late. Every outgoing number is its source number plus the offset, gaps and drops
+    /// included, so the last one says it.
+    private var lastSourceSequence: UInt16 { lastSequence &- sequenceOffset }
 
     /// Whether `source` is older than (or the same as) the newest packet forwarded from its
     /// source: late, or resent by the publisher after a NACK. Such a packet goes through

@@ -26,12 +26,12 @@ public struct TemporalLayerFilter: Sendable, Equatable {
         public var layer: UInt8
         /// Y: the frame depends on temporal layer 0 only.
         public var sync: Bool
-        /// The packet begins its frame (S = 1, partition 0): where a gap before it ends.
-        public var startsFrame: Bool
-        public init(layer: UInt8, sync: Bool, startsFrame: Bool = false) {
+        /// Where the packet sits in its frame, for the munger to judge a gap before it (nil: not known).
+        public var edges: RTPMunger.FrameEdges?
+        public init(layer: UInt8, sync: Bool, edges: RTPMunger.FrameEdges? = nil) {
             self.layer = layer
             self.sync = sync
-            self.startsFrame = startsFrame
+            self.edges = edges
         }
     }
 
