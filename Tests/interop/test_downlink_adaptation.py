@@ -85,6 +85,9 @@ def _run(netlab, tmp_path, name, adaptation):
     arn = server.create_stage(f"narrowing-{name}")
     host = Participant(netlab, host_box, tmp_path / name, "host", server.token(arn, "host", "PUBLISH")["token"],
                        "--camera", "test", "--mic", "tone", "--size", "1280x720", "--fps", "20", "--simulcast", "on",
+                       # One temporal layer: with L1T3 (the SDK's default) the return to 1280 px took 12-23 s
+                       # (probes for two steps at once overflow the narrow link; see BENCHMARKS), over this bar.
+                       "--temporal-layers", "1",
                        "--status-interval", "1")
     guest = Participant(netlab, guest_box, tmp_path / name, "guest", server.token(arn, "guest", "SUBSCRIBE")["token"],
                         "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
