@@ -17,10 +17,12 @@
 /// - More than 10 % lost: down to what got through (the rate sent × (1 − loss)), and at least
 ///   by half the loss, as GCC's `As(i) = As(i−1)(1 − 0.5p)`; a link that lost a quarter of
 ///   what was sent is at its limit, and the delivered rate is its best measure.
-/// - Under 2 % lost: up by `increaseFactor` a report, while what is sent uses at least half of
-///   the estimate, or while the estimate is below what the allocator wants to try next (the
-///   next layer up: trying it is the probe); beyond both, an estimate far above the traffic
-///   would tell nothing, so it is not raised further.
+/// - Under 2 % lost: up by `increaseFactor` a report, to at most `untestedFactor` × what is
+///   sent (GCC's bound on an estimate the traffic has not tested, §5.5), or past that while the
+///   estimate is below what the allocator wants to try next (the next step up: trying it is
+///   the probe). Bounded by twice what was sent, the estimate climbed to 2.6 × it untested: a
+///   subscriber on a 300 kbps link, sent 165 kbps, was estimated at 430 kbps, and its probes
+///   tried two steps at once, overflowed, and kept it on half the lowest layer's frames.
 /// - Between: unchanged.
 /// - While a probe is under way, never up: the probe is the test of the next step, and what
 ///   it sends is mostly padding. Raised by the reports during a probe (what is sent, padding
@@ -37,6 +39,8 @@ public struct DownlinkEstimator: Sendable {
     /// GCC increases by 8 % a second; faster here, because layers are coarse steps and a
     /// subscriber back on a good link should see the top layer within seconds.
     public static let increaseFactor = 1.3
+    /// How far above what is sent the estimate climbs untested (GCC's `A_hat < 1.5 R_hat`).
+    public static let untestedFactor = 1.5
     /// GCC's β: the share of the arrived rate an over-used link is given.
     public static let overuseFactor = 0.85
 
@@ -57,29 +61,48 @@ public struct DownlinkEstimator: Sendable {
     /// - Parameter wanted: the rate the allocator would try next (0: none).
     /// - Parameter delaySteady: false while the delay-based detector sees the queue grow or drain: no increase then.
     /// - Parameter probing: a probe of the link is under way (or judged by this report): no increase.
+    /// - Parameter carried: a rate the link carried without loss just before the loss this
+    ///   report shows (what a failed probe added padding to): the loss cuts no lower (0: none).
     public mutating func receiverReport(fractionLost: Double, sentBitrate: Int, wanted: Int = 0, delaySteady: Bool = true,
-                                        probing: Bool = false) {
+                                        probing: Bool = false, carried: Int = 0) {
         let loss = min(max(fractionLost, 0), 1)
         defer { cutByDelay = false }
         if loss > 0.10, !cutByDelay {
             let delivered = Int((Double(sentBitrate) * (1 - loss)).rounded())
-            estimate = min(Int((Double(estimate) * (1 - 0.5 * loss)).rounded()), max(delivered, Self.minimum))
-        } else if loss < 0.02, delaySteady, !probing, sentBitrate * 2 >= estimate || estimate < wanted {
-            estimate = Int((Double(estimate) * Self.increaseFactor).rounded())
+            let cut = min(Int((Double(estimate) * (1 - 0.5 * loss)).rounded()), max(delivered, Self.minimum))
+            estimate = max(cut, min(carried, estimate))
+        } else if loss < 0.02, delaySteady, !probing {
+            let raised = Int((Double(estimate) * Self.increaseFactor).rounded())
+            let untested = Int((Double(sentBitrate) * Self.untestedFactor).rounded())
+            if estimate < wanted {
+                estimate = raised
+            } else if untested > estimate {
+                estimate = min(raised, untested)
+            }
         }
         let overUsed = receiverEstimateFell && (receiverEstimate.map { $0 < sentBitrate } ?? false)
         estimate = min(max(estimate, Self.minimum), overUsed ? receiverEstimate ?? Self.maximum : Self.maximum, Self.maximum)
     }
 
     /// The delay says the link is over-used and `ackedBitrate` arrived lately: down to
-    /// `overuseFactor` of that, if lower. Returns whether the estimate fell.
+    /// `overuseFactor` of that, if lower, and not below `carried`, a rate the link was seen to
+    /// carry with a steady delay just before (0: none). Returns whether the estimate fell.
     @discardableResult
-    public mutating func delayOverused(ackedBitrate: Int) -> Bool {
-        let decreased = max(Int((Double(ackedBitrate) * Self.overuseFactor).rounded()), Self.minimum)
+    public mutating func delayOverused(ackedBitrate: Int, carried: Int = 0) -> Bool {
+        // Not raised by `carried`: the guard below keeps an estimate already under it.
+        let decreased = max(Int((Double(ackedBitrate) * Self.overuseFactor).rounded()), carried, Self.minimum)
         guard decreased < estimate else { return false }
         estimate = decreased
         cutByDelay = true
         return true
+    }
+
+    /// A probe of steps that need `testedBitrate` (audio included, its headroom not) passed:
+    /// the estimate is at least that, as GCC's probe controller takes what a passed probe
+    /// cluster carried. Those steps then fit, though their rates, measured anew each second,
+    /// came out a little above what the probe was started for.
+    public mutating func probePassed(testedBitrate: Int) {
+        estimate = min(max(estimate, testedBitrate), Self.maximum)
     }
 
     /// The subscriber's latest REMB; the next receiver report weighs it against what was sent.

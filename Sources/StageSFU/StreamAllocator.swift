@@ -62,17 +62,25 @@ public struct StreamAllocator: Sendable {
     ///   budget kept just under the last `nextStep` did not do that: layer rates are measured
     ///   anew each second, and a step that measured a little cheaper then fitted under it and
     ///   was taken untried.
+    /// - Parameter keepingHeldLayers: no track goes below the layer it holds, whatever the
+    ///   budget, if that layer still flows (the loss of a failed probe says nothing of them).
     public mutating func allocate(budget: Int, tracks: [Track], now: ContinuousClock.Instant,
-                                  upgradesAllowed: Bool = true) -> [String: Int] {
+                                  upgradesAllowed: Bool = true, keepingHeldLayers: Bool = false) -> [String: Int] {
         var chosen: [String: Int] = [:]
         var total = 0
         for track in tracks {
             guard let lowest = track.layerBitrates.firstIndex(where: { $0 > 0 }) else { continue }
-            chosen[track.id] = lowest
-            total += track.layerBitrates[lowest]
+            let held = history[track.id].flatMap { entry in
+                track.layerBitrates.indices.first { track.rank($0) == entry.layer && track.layerBitrates[$0] > 0 }
+            }
+            let start = keepingHeldLayers ? held ?? lowest : lowest
+            chosen[track.id] = start
+            total += track.layerBitrates[start]
         }
         nextStep = 0
         nextStepBlocked = false
+        /// The track and layer of the step that did not fit.
+        var stoppedAt: (track: Track, layer: Int)?
         // Up one step at a time, lowest layers first, while the sum fits.
         while true {
             let candidates = tracks.compactMap { track -> (track: Track, layer: Int, cost: Int)? in
@@ -87,6 +95,7 @@ public struct StreamAllocator: Sendable {
             let upgrade = history[step.track.id].map { step.track.rank(step.layer) > $0.layer } ?? false
             guard total + step.cost <= budget, upgradesAllowed || !upgrade else {
                 nextStep = total + step.cost
+                stoppedAt = (step.track, step.layer)
                 break
             }
             total += step.track.layerBitrates[step.layer] - step.track.layerBitrates[chosen[step.track.id]!]
@@ -97,6 +106,11 @@ public struct StreamAllocator: Sendable {
             nextStepBlocked = true
         }
         remember(chosen, tracks: tracks, now: now)
+        // A track pushed down by this very allocation cannot take the step back up before its
+        // back-off ends: a probe of it started on the next report, and passed in vain.
+        if let (track, layer) = stoppedAt, let entry = history[track.id], now < entry.blockedUntil, track.rank(layer) > entry.layer {
+            nextStepBlocked = true
+        }
         return chosen
     }
 

@@ -5,12 +5,12 @@ import Testing
 @Suite struct ProbeScheduleTests {
     let start = ContinuousClock.now
 
-    @Test("Failures in a row wait 2, 4, 8 and then 8 s again; a pass ends the wait at once")
+    @Test("Failures in a row wait 2, 4 and then 4 s again; a pass ends the wait at once")
     func waits() {
         var schedule = ProbeSchedule()
         var now = start
         #expect(schedule.mayStart(now: now))
-        for expected in [2, 4, 8, 8] {
+        for expected in [2, 4, 4, 4] {
             schedule.started()
             #expect(!schedule.mayStart(now: now))
             schedule.ended(passed: false, now: now)

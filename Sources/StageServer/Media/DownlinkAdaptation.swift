@@ -9,14 +9,16 @@ import StageWire
 /// consumer's layer ceiling. Runs on the media event loop, once per receiver report.
 ///
 /// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
-/// what the estimate buys (at least the next step), a quarter more when a simulcast layer
-/// changes (room for its keyframes) and 5 % more when only a temporal layer does, until the next
-/// report (about a second); only if that report shows no loss does the move happen, as far as
-/// the estimate goes, which does not rise while a probe runs. A failed probe
-/// costs a little loss on the current layer, not a broken keyframe of the next, and is given up
-/// once the subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`).
-/// Until a probe passes, no layer goes up. Subscribers without RTX move up untried (the move
-/// is the probe).
+/// what the estimate buys, or the next step if that costs more (up to `probeReach` × the
+/// estimate), a quarter more when a simulcast layer changes (room for its keyframes) and 5 %
+/// more when only a temporal layer does, until the next report (about a second); only if that
+/// report shows no loss does the move happen, and the estimate is then at least what the probe
+/// tried. A probe starts only from layers carried cleanly, and is given up once the
+/// subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`). A failed
+/// probe costs a little loss on the current layer, not a broken keyframe of the next; its
+/// aftermath (`Aftermath`) cuts the estimate no lower than the media was sent at before it and
+/// keeps the layers it started from. Until a probe passes, no layer goes up. Subscribers
+/// without RTX move up untried (the move is the probe).
 ///
 /// A subscriber that sends transport-cc feedback (Chromium, the SDK) is also judged by its delay, as GCC
 /// in a browser judges its own uplink: each feedback packet's arrivals go through
@@ -68,10 +70,39 @@ final class DownlinkAdaptation {
     /// How often probe padding goes out.
     static let probeTick: TimeAmount = .milliseconds(20)
     static let probeDuration: Duration = .milliseconds(900)
+    /// How far above the estimate the next step may cost and still be probed: GCC probes at
+    /// twice its estimate. A probe that passes raises the estimate to what it tried; waiting
+    /// for the estimate to climb to the step first (30 % a report) took a second or two a layer.
+    static let probeReach = 2.0
+
+    /// The last probe's aftermath: over-use and loss until the first clean report after it
+    /// (or `longestAftermath`) are taken for its padding's.
+    private var aftermath: Aftermath?
+    /// The most an aftermath lasts: loss that goes on longer is the link's, not a probe's.
+    static let longestAftermath: Duration = .seconds(5)
+
+    /// A probe's aftermath. The delay trend lags the queue, the queue its padding built drains
+    /// slowly behind media that nearly fills the link, and the repairs of what it dropped add
+    /// to it: on a 300 kbps link, the reports showed 8–18 % loss for up to 3 s after a failed
+    /// probe. Cut below what the media was sent at before the probe, a subscriber there fell
+    /// from the whole lowest layer to half its frames after each failed probe, and the
+    /// allocator's back-off, doubling at each push-down, then held it there for up to 16 s.
+    private struct Aftermath {
+        /// What the media alone was sent at before the probe: the estimate falls no lower.
+        var carried: Int
+        var stoppedAt: ContinuousClock.Instant
+        /// The probe failed: no track goes below the layer it held (the layers' rates, measured
+        /// anew each second, pushed it down under an estimate held at the media's rate).
+        var failed: Bool
+    }
 
     private struct Probe {
         var until: ContinuousClock.Instant
         var bitsPerSecond: Int
+        /// The whole rate the steps it tries need (headroom not included): the estimate once it passed.
+        var target: Int
+        /// What was sent besides the padding when it started (media, carried with a steady delay).
+        var mediaBitrate: Int
         weak var consumer: Consumer?
         /// Media packets forwarded to the subscriber when it started.
         var packetsAtStart: Int
@@ -112,7 +143,7 @@ final class DownlinkAdaptation {
         guard let running = probe else { return }
         let sent = consumers.values.reduce(0) { $0 + $1.packetsForwarded } - running.packetsAtStart
         guard probeSchedule.nacked(count: nackedLoss.count - before, sentSinceStart: sent, now: now) else { return }
-        giveUpProbe()
+        giveUpProbe(now: now)
     }
 
     /// The subscriber's transport-cc feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01
@@ -130,7 +161,7 @@ final class DownlinkAdaptation {
         // A probe whose own packets (its padding among them) are lost fails now.
         if probe != nil, probeArrivals?.failsNow == true {
             probeSchedule.ended(passed: false, now: now)
-            giveUpProbe()
+            giveUpProbe(now: now)
         }
         // The link is the limit only while less arrives than is sent into it: a queue that grew
         // before a layer was stopped still reads as over-use, and cutting to what arrived while
@@ -144,9 +175,12 @@ final class DownlinkAdaptation {
         MediaMetrics.shared.delayOveruses.increment()
         if probe != nil {
             probeSchedule.ended(passed: false, now: now)
-            giveUpProbe()
+            giveUpProbe(now: now)
         }
-        guard estimator.delayOverused(ackedBitrate: arrived) else { return }
+        // An over-use during a probe, or just after, is the queue its padding built: the media
+        // alone was carried before it.
+        let carried = carriedBeforeProbe(now: now)
+        guard estimator.delayOverused(ackedBitrate: arrived, carried: carried) else { return }
         weighed = true
         let total = overuseArrivals.received + overuseArrivals.lost
         let loss = total > 0 ? Double(overuseArrivals.lost) / Double(total) : 0
@@ -191,31 +225,36 @@ final class DownlinkAdaptation {
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
         estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: delay.usage == .normal,
-                                   probing: probe != nil)
+                                 probing: probe != nil, carried: carriedBeforeProbe(now: now))
         weighed = true
         if let running = probe, now >= running.until {
             // What was lost of the media, and — where feedback tells — of everything the probe's time sent.
             let probeLoss = max(loss, probeArrivals?.loss ?? 0)
-            stopProbe()
             probeSucceeded = probeLoss < ProbeSchedule.lossToGiveUp
+            stopProbe(now: now, failed: !probeSucceeded)
+            if probeSucceeded { estimator.probePassed(testedBitrate: running.target) }
             (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
             probeSchedule.ended(passed: probeSucceeded, now: now)
         }
         let budget = estimator.estimate
-        // The next step would fit by the estimate: try it with padding first, if RTX allows — and
-        // with it every step the estimate buys, so that one probe takes the subscriber up as far
-        // as the estimate goes (one step a probe, a CLI guest was back on 1280 px 22 s after its
-        // link widened: the lowest layer's temporal steps are steps too).
-        if wanted > 0, budget >= wanted, !probeSucceeded, probe == nil, !allocator.nextStepBlocked, probeSchedule.mayStart(now: now),
-           let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
-            let trial = affordable(consumers: consumers, videoBudget: budget - fixed, now: now)
+        // The next step costs at most `probeReach` × the estimate: try it with padding first, if
+        // RTX allows — and with it every step the estimate buys, so that one probe takes the
+        // subscriber up as far as the estimate goes (one step a probe, a CLI guest was back on
+        // 1280 px 22 s after its link widened: the lowest layer's temporal steps are steps too).
+        // Only from layers carried cleanly: a report with no loss and a steady delay, and no
+        // switch waiting for its keyframe (the layer just taken is not tested by its own traffic
+        // yet; probed from, one that overflowed a 200 kbps link was kept by the failed probe).
+        let settled = loss < ProbeSchedule.lossToGiveUp && delay.usage == .normal && !consumers.values.contains { $0.selector?.target != nil }
+        if wanted > 0, Double(budget) * Self.probeReach >= Double(wanted), settled, !probeSucceeded, probe == nil, !allocator.nextStepBlocked,
+           probeSchedule.mayStart(now: now), let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
+            let trial = affordable(consumers: consumers, videoBudget: max(budget, wanted) - fixed, now: now)
             let target = max(wanted, trial.bitsPerSecond + fixed)
             // A quarter more is room for the new simulcast layer's keyframe; a move up between
             // temporal layers of the same one needs none (on a link that carries the whole lowest
             // layer with little to spare, the quarter failed every probe back from half its frames).
             let headroom = trial.switchesLayer ? 1.25 : 1.05
-            startProbe(from: prober, bitsPerSecond: max(Int(Double(target) * headroom) - sentBitrate, 50_000), packetsSent: packets,
-                       now: now)
+            startProbe(from: prober, bitsPerSecond: max(Int(Double(target) * headroom) - sentBitrate, 50_000), target: target,
+                       mediaBitrate: sentBitrate, packetsSent: packets, now: now)
         }
         // With RTX, a track moves up only on the report that judged a probe passed: not while one
         // runs, nor after one failed, nor because a step measured cheaper this second than the
@@ -229,7 +268,26 @@ final class DownlinkAdaptation {
         // A probe's success is spent on this report's allocation or lost: it said the link carried
         // the next step then, not later (a link that narrowed since would take the step untried).
         probeSucceeded = false
+        // A report over time after the last probe, with no loss and a steady delay: its aftermath is over.
+        if let after = aftermath, probe == nil, last.at >= after.stoppedAt, loss < ProbeSchedule.lossToGiveUp, delay.usage == .normal {
+            aftermath = nil
+        }
         announceEstimate(now: now)
+    }
+
+    /// What the media alone was sent at before the probe under way, or before the last one
+    /// while its aftermath runs (0: neither): loss and over-use then are the padding's.
+    private func carriedBeforeProbe(now: ContinuousClock.Instant) -> Int {
+        probe?.mediaBitrate ?? currentAftermath(now: now)?.carried ?? 0
+    }
+
+    /// Whether a failed probe's aftermath runs: the layers held then stay.
+    private func keepsLayersAfterFailedProbe(now: ContinuousClock.Instant) -> Bool {
+        currentAftermath(now: now)?.failed ?? false
+    }
+
+    private func currentAftermath(now: ContinuousClock.Instant) -> Aftermath? {
+        aftermath.flatMap { now - $0.stoppedAt < Self.longestAftermath ? $0 : nil }
     }
 
     /// Gives the pacer its rate, and the estimate to `onEstimateChanged` when it moved enough.
@@ -258,9 +316,11 @@ final class DownlinkAdaptation {
         }
     }
 
-    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, packetsSent: Int, now: ContinuousClock.Instant) {
+    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, target: Int, mediaBitrate: Int, packetsSent: Int,
+                            now: ContinuousClock.Instant) {
         guard let eventLoop else { return }
-        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, consumer: consumer, packetsAtStart: packetsSent)
+        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, target: target, mediaBitrate: mediaBitrate,
+                      consumer: consumer, packetsAtStart: packetsSent)
         probeArrivals = sendHistory.map { ProbeArrivals(firstSequence: $0.nextSequence) }
         probeSchedule.started()
         // The task runs on the loop this object lives on.
@@ -271,12 +331,14 @@ final class DownlinkAdaptation {
     }
 
     /// Ends the probe under way early, as failed (its schedule already told).
-    private func giveUpProbe() {
-        stopProbe()
+    private func giveUpProbe(now: ContinuousClock.Instant) {
+        stopProbe(now: now, failed: true)
         MediaMetrics.shared.probesGivenUp.increment()
     }
 
-    private func stopProbe() {
+    /// Stops the probe under way; `now` (nil: it was cancelled) starts its aftermath.
+    private func stopProbe(now: ContinuousClock.Instant? = nil, failed: Bool = false) {
+        if let running = probe, let now { aftermath = Aftermath(carried: running.mediaBitrate, stoppedAt: now, failed: failed) }
         probeTask?.cancel()
         probeTask = nil
         probe = nil
@@ -307,7 +369,8 @@ final class DownlinkAdaptation {
     private func allocate(consumers: [UInt32: Consumer], videoBudget: Int, upgradesAllowed: Bool, overflows: Bool,
                           now: ContinuousClock.Instant) {
         let (tracks, byID) = Self.tracks(consumers, now: now)
-        let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed)
+        let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed,
+                                        keepingHeldLayers: keepsLayersAfterFailedProbe(now: now))
         allocatedBitrate = Self.cost(of: chosen, tracks: tracks) + Self.fixedCost(consumers)
         for (id, index) in chosen {
             guard let (consumer, steps) = byID[id] else { continue }
