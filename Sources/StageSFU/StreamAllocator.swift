@@ -70,16 +70,13 @@ public struct StreamAllocator: Sendable {
         var total = 0
         for track in tracks {
             guard let lowest = track.layerBitrates.firstIndex(where: { $0 > 0 }) else { continue }
-            let held = history[track.id].flatMap { entry in
-                track.layerBitrates.indices.first { track.rank($0) == entry.layer && track.layerBitrates[$0] > 0 }
-            }
-            let start = keepingHeldLayers ? held ?? lowest : lowest
+            let start = keepingHeldLayers ? heldLayer(of: track) ?? lowest : lowest
             chosen[track.id] = start
             total += track.layerBitrates[start]
         }
         nextStep = 0
         nextStepBlocked = false
-        /// The track and layer of the step that did not fit.
+        // The track and layer of the step that did not fit.
         var stoppedAt: (track: Track, layer: Int)?
         // Up one step at a time, lowest layers first, while the sum fits.
         while true {
@@ -121,6 +118,13 @@ public struct StreamAllocator: Sendable {
                   let entry = history[track.id], now < entry.blockedUntil, track.rank(next) > entry.layer else { return nil }
             return Int(Double(track.layerBitrates[next]) * Self.upgradeMargin) - track.layerBitrates[current]
         }.min()
+    }
+
+    /// The index of the layer the track holds, if it is still on offer and flowing.
+    private func heldLayer(of track: Track) -> Int? {
+        history[track.id].flatMap { entry in
+            track.layerBitrates.indices.first { track.rank($0) == entry.layer && track.layerBitrates[$0] > 0 }
+        }
     }
 
     /// The next flowing layer above `layer`, within the track's own ceiling.
