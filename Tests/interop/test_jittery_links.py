@@ -47,10 +47,10 @@ def _lab(netlab, tmp_path, name, viewer_name, link=None, server_args=(), suffix=
     return server, server.create_stage(name), host_box, viewer_box
 
 
-def _host(netlab, server, arn, box, tmp_path, *capabilities):
+def _host(netlab, server, arn, box, tmp_path, *capabilities, options=()):
     return Participant(netlab, box, tmp_path, "host", server.token(arn, "host", *capabilities)["token"],
                        "--camera", "test", "--mic", "tone", "--size", "640x360", "--fps", str(FPS), "--simulcast", "off",
-                       "--status-interval", "1")
+                       "--status-interval", "1", *options)
 
 
 def sdk_viewer_run(netlab, tmp_path, seconds, link=None, server_args=(), suffix=""):
@@ -128,7 +128,12 @@ VIEWER_STATS = """    let freezes = 0, frozen = 0, ticks = 0;
 
 def test_chromium_whep_viewer_on_5_percent_loss_and_jitter_both_legs(netlab, tmp_path):
     server, arn, host_box, browser_box = _lab(netlab, tmp_path, "jittery-chromium", "browser")
-    host = _host(netlab, server, arn, host_box, tmp_path, "PUBLISH")
+    # One temporal layer, as in test_lossy_links.py's Chromium test: with L1T3 (the SDK's
+    # default) libwebrtc drops a TL2 frame that completes after a later TL0 frame was decoded,
+    # and this check counts decoded frames. With an L1T3 host it decoded 476, 469, 490 and 469
+    # frames where 480 are wanted (the last with ea841df's server: not the probing of 154f670).
+    # With one temporal layer: 601.
+    host = _host(netlab, server, arn, host_box, tmp_path, "PUBLISH", options=("--temporal-layers", "1"))
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()), 30, "joined")
     browser = LabChromium(netlab, browser_box, tmp_path,
                           viewer_page(f"http://stage.test:{HTTP_PORT}/whep/{_participant_id(host)}",
