@@ -244,7 +244,8 @@ final class DownlinkAdaptation {
         // Only from layers carried cleanly: a report with no loss and a steady delay, and no
         // switch waiting for its keyframe (the layer just taken is not tested by its own traffic
         // yet; probed from, one that overflowed a 200 kbps link was kept by the failed probe).
-        let settled = loss < ProbeSchedule.lossToGiveUp && delay.usage == .normal && !consumers.values.contains { $0.selector?.target != nil }
+        let clean = loss < ProbeSchedule.lossToGiveUp && delay.usage == .normal
+        let settled = clean && !consumers.values.contains { $0.selector?.target != nil }
         if wanted > 0, Double(budget) * Self.probeReach >= Double(wanted), settled, !probeSucceeded, probe == nil, !allocator.nextStepBlocked,
            probeSchedule.mayStart(now: now), let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
             let trial = affordable(consumers: consumers, videoBudget: max(budget, wanted) - fixed, now: now)
@@ -269,7 +270,7 @@ final class DownlinkAdaptation {
         // the next step then, not later (a link that narrowed since would take the step untried).
         probeSucceeded = false
         // A report over time after the last probe, with no loss and a steady delay: its aftermath is over.
-        if let after = aftermath, probe == nil, last.at >= after.stoppedAt, loss < ProbeSchedule.lossToGiveUp, delay.usage == .normal {
+        if let after = aftermath, probe == nil, last.at >= after.stoppedAt, clean {
             aftermath = nil
         }
         announceEstimate(now: now)
