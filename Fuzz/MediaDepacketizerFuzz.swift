@@ -73,8 +73,14 @@ private func pseudoPackets(_ input: [UInt8]) -> [FuzzPacket] {
         }
         if control & 0x20 != 0 {
             // A well-formed descriptor; with S set and P = 0 in the first data byte a keyframe start.
+            // With bit 6 of the length byte, the temporal fields of an L1T3 stream (TID 0, 2, 1, 2
+            // by PictureID; TL0PICIDX, Y and N to match) that the loss skipping reads.
             let startsFrame = control & 0x40 != 0
-            var bytes = VP8PayloadDescriptor(startOfPartition: startsFrame, pictureID: pictureID).serialized()
+            let temporal = lengthByte & 0x40 != 0, phase = Int(pictureID & 3)
+            var bytes = VP8PayloadDescriptor(
+                nonReferenceFrame: temporal && phase % 2 == 1, startOfPartition: startsFrame, pictureID: pictureID,
+                tl0PicIdx: temporal ? UInt8(truncatingIfNeeded: pictureID >> 2) : nil,
+                temporalLayerID: temporal ? [0, 2, 1, 2][phase] : nil, layerSync: phase == 1 || phase == 2).serialized()
             if startsFrame { bytes += [lengthByte & 0x80 == 0 ? 0x10 : 0x11, 0, 0] }
             payload = bytes + payload
         }
@@ -144,7 +150,8 @@ private func fuzzVideoJitterBuffer(_ packets: [FuzzPacket]) {
     }
     emitted += buffer.popCompleteFrames(now: now + 10_000_000, rtt: 0).count
     let statistics = buffer.statistics
-    guard statistics.packetsReceived == packets.count, statistics.framesEmitted == emitted, emitted <= packets.count else {
+    guard statistics.packetsReceived == packets.count, statistics.framesEmitted == emitted, emitted <= packets.count,
+        statistics.lossesSkipped <= packets.count else {
         fatalError("jitter buffer counters inconsistent")
     }
 }

@@ -28,14 +28,14 @@ for target in "${targets[@]}"; do
       swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireICEServerURLFuzz.swift -o .build-fuzz/iceurl-fuzz; max_len=1200 ;;
     sdp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireSDPFuzz.swift -o .build-fuzz/sdp-fuzz; max_len=8192 ;;
     depacketizer)
-      # StageWire as its own module, then StageMedia's RTP and Jitter folders (no C imports) with the harness.
+      # StageWire as its own module, then StageMedia's RTP and Jitter folders and EncodedVideoFrame (no C imports) with the harness.
       wire=.build-fuzz/depacketizer; mkdir -p "$wire"
       features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
       swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire "${features[@]}" \
         -emit-module -emit-module-path "$wire/StageWire.swiftmodule" -emit-library -static -o "$wire/libStageWire.a" $wire_sources
       swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia "${features[@]}" -use-ld=lld \
         -I "$wire" -L "$wire" -lStageWire \
-        Sources/StageMedia/RTP/*.swift Sources/StageMedia/Jitter/*.swift Fuzz/MediaDepacketizerFuzz.swift -o .build-fuzz/depacketizer-fuzz
+        Sources/StageMedia/RTP/*.swift Sources/StageMedia/Jitter/*.swift Sources/StageMedia/Codec/EncodedVideoFrame.swift Fuzz/MediaDepacketizerFuzz.swift -o .build-fuzz/depacketizer-fuzz
       # 1 KB holds 512 pseudo packets (the harness's cap), eight times the video buffer's bound; at 4 KB the grown
       # corpus's inputs (most near 4 KB) ran at 850 exec/s, at 1 KB 1,500–2,000 (docs/FUZZING.md).
       max_len=1024 ;;

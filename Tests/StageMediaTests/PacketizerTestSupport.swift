@@ -47,7 +47,15 @@ struct VP8TestSender {
 
     /// The packets of one frame, marker on the last.
     mutating func send(_ frame: [UInt8]) -> [ReceivedRTPPacket] {
-        let payloads = packetizer.packetize(frame)
+        send(payloads: packetizer.packetize(frame))
+    }
+
+    /// The packets of one frame whose descriptors carry its temporal layer (TL0PICIDX, TID, Y, N).
+    mutating func send(_ frame: EncodedVideoFrame) -> [ReceivedRTPPacket] {
+        send(payloads: packetizer.packetize(frame))
+    }
+
+    private mutating func send(payloads: [[UInt8]]) -> [ReceivedRTPPacket] {
         defer { timestamp &+= frameInterval }
         return payloads.indices.map { index in
             defer { sequenceNumber &+= 1 }

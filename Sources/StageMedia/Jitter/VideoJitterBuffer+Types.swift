@@ -49,9 +49,13 @@ extension VideoJitterBuffer {
         /// Sequence numbers returned by `nacksDue` (one per NACK of one packet).
         public var nacksSent = 0
         public var framesEmitted = 0
-        /// Frames discarded: broken on assembly, or skipped while waiting for a keyframe
-        /// (counted by distinct timestamps among the packets discarded).
+        /// Frames discarded: broken on assembly, skipped while waiting for a keyframe (counted by
+        /// distinct timestamps among the packets discarded), or predicting from a frame lost on
+        /// a temporal layer above the base.
         public var framesDropped = 0
+        /// Gaps given up without waiting for a keyframe: every frame lost there was above the
+        /// temporal base layer, so decoding went on at the next frame (RFC 7741 §4.2).
+        public var lossesSkipped = 0
         /// Times `keyframeRequestDue` said to send a PLI.
         public var keyframeRequests = 0
         /// Times the buffer was cleared because a packet lay beyond `maxPackets`.
@@ -85,10 +89,16 @@ extension VideoJitterBuffer {
         case awaitingKeyframe
     }
 
-    /// One packet held, with its arrival time.
+    /// One packet held, with its arrival time and what its payload descriptor says.
     struct HeldPacket: Sendable {
         var packet: ReceivedRTPPacket
         var arrivalMicros: UInt64
+        /// S = 1 and PID = 0: the frame's first packet (RFC 7741 §4.2).
+        var startsFrame: Bool
+        /// The first packet of a keyframe (P = 0, RFC 7741 §4.3).
+        var startsKeyframe: Bool
+        /// `nil` when the descriptor does not parse.
+        var temporal: TemporalDescription?
     }
 
     /// A sequence number found missing (a later one arrived).

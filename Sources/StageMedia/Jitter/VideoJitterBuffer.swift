@@ -9,10 +9,13 @@ import StageWire
 /// - Frames: contiguous packets from one with S = 1, PID = 0 to the marker-bit packet of the
 ///   same timestamp (RFC 7741 §4.1, §4.4), assembled by `VP8Depacketizer`.
 /// - Loss: a missing packet is NACKed (`nacksDue`) until it arrives or has waited
-///   max(`minWaitMicros`, 2 × RTT); then the buffer skips ahead and emits nothing until the next
-///   complete keyframe, since a VP8 delta frame cannot be decoded after a lost one.
-///   `keyframeNeeded` is true while waiting — and at start, until the first keyframe. A gap
-///   followed by a complete keyframe is skipped at once, with no wait and no request.
+///   max(`minWaitMicros`, 2 × RTT). Then, when the frames lost are all above the temporal base
+///   layer (TID > 0 and TL0PICIDX running on, RFC 7741 §4.2), they are dropped and decoding goes
+///   on; frames that predicted from them are dropped too, until their layer syncs again (Y = 1)
+///   or a TL0 frame comes. Otherwise the buffer emits nothing until the next complete keyframe,
+///   since a VP8 delta frame cannot be decoded after a lost one. `keyframeNeeded` is true while
+///   waiting — and at start, until the first keyframe. A gap followed by a complete keyframe is
+///   skipped at once, with no wait and no request.
 /// - Memory: at most `maxPackets` sequence numbers are spanned; beyond that it flushes.
 ///
 /// A plain value driven by one owner: no clock is read (times are passed in, in µs), no I/O.
@@ -43,6 +46,8 @@ public struct VideoJitterBuffer: Sendable {
     var restartCandidate: UInt16?
     var lastKeyframeRequestMicros: UInt64?
     var hasReceivedPacket = false
+    /// Which temporal layers still decode, and the newest frame taken out.
+    var temporal = TemporalLayerTracker()
 
     static let historySize = 1024
 
@@ -117,8 +122,9 @@ public struct VideoJitterBuffer: Sendable {
 
         history[slot(extended)] = extended
         hasReceivedPacket = true
-        packets[extended] = HeldPacket(packet: packet, arrivalMicros: now)
-        if describe(packet) { keyframeStarts.insert(extended) }
+        let held = hold(packet, now: now)
+        packets[extended] = held
+        if held.startsKeyframe { keyframeStarts.insert(extended) }
         return result
     }
 
@@ -144,8 +150,9 @@ public struct VideoJitterBuffer: Sendable {
                         continue
                     }
                     guard expired(missing[sequence]?.detectedMicros, now: now, maxWait: maxWait) else { return frames }
-                    // The gap will not be repaired in time: skip to the next keyframe.
-                    needKeyframe()
+                    // The gap will not be repaired in time: skip the frames lost if they are
+                    // above the base layer, else skip to the next keyframe.
+                    if !skipFramesAboveBaseLayer(lostAt: sequence) { needKeyframe() }
                 }
             case .awaitingKeyframe:
                 guard let start = keyframeStarts.lazy.filter({ $0 >= floor }).min() else {
@@ -171,14 +178,16 @@ public struct VideoJitterBuffer: Sendable {
 
     func slot(_ extended: Int64) -> Int { Int(extended & Int64(Self.historySize - 1)) }
 
-    /// Whether the packet begins a keyframe; counts a malformed descriptor (the packet is still
-    /// held, so its frame fails assembly at once instead of waiting for a repair).
-    mutating func describe(_ packet: ReceivedRTPPacket) -> Bool {
+    /// The packet as held, with what its descriptor says; counts a malformed descriptor (the
+    /// packet is still held, so its frame fails assembly at once instead of waiting for a repair).
+    mutating func hold(_ packet: ReceivedRTPPacket, now: UInt64) -> HeldPacket {
         guard let (descriptor, frame) = try? VP8Depacketizer.parse(packet) else {
             statistics.malformedPackets += 1
-            return false
+            return HeldPacket(packet: packet, arrivalMicros: now, startsFrame: false, startsKeyframe: false, temporal: nil)
         }
-        return descriptor.startsFrame && FrameStart(vp8Data: packet.payload[frame]).isKeyframe
+        return HeldPacket(packet: packet, arrivalMicros: now, startsFrame: descriptor.startsFrame,
+                          startsKeyframe: descriptor.startsFrame && FrameStart(vp8Data: packet.payload[frame]).isKeyframe,
+                          temporal: TemporalDescription(descriptor))
     }
 
     /// The frame starting at `start`: complete up to a marker bit or a timestamp change, or
@@ -196,6 +205,7 @@ public struct VideoJitterBuffer: Sendable {
 
     /// Assembles the packets of `range` into a frame (or drops it as broken) and moves past it.
     mutating func emit(_ range: Range<Int64>, into frames: inout [ReceivedVP8Frame]) {
+        let description = packets[range.lowerBound]?.temporal
         let framePackets = range.compactMap { packets.removeValue(forKey: $0)?.packet }
         for sequence in range { keyframeStarts.remove(sequence) }
         floor = range.upperBound
@@ -206,11 +216,20 @@ public struct VideoJitterBuffer: Sendable {
                 statistics.framesDropped += 1
                 return
             }
+            if let description, !frame.isKeyframe, !temporal.canDecode(description) {
+                // It predicts from a frame lost on a higher temporal layer.
+                statistics.framesDropped += 1
+                temporal.skipped(description)
+                return
+            }
             frames.append(frame)
             statistics.framesEmitted += 1
             if frame.isKeyframe {
                 mode = .decoding
                 keyframeNeeded = false
+            }
+            if let description {
+                if frame.isKeyframe { temporal.decodedKeyframe(description) } else { temporal.decoded(description) }
             }
         } catch {
             statistics.framesDropped += 1

@@ -1,0 +1,124 @@
+import Testing
+@testable import StageMedia
+import StageWire
+
+/// The VP8 jitter buffer on a stream with temporal layers (RFC 7741 §4.2): a frame lost above
+/// the base layer costs that frame and those predicting from it, not a keyframe.
+@Suite("Video jitter buffer, temporal layers")
+struct JitterVideoBufferTemporalTests {
+    /// One frame of a temporal pattern: TID, Y, N.
+    struct PatternFrame {
+        var layer: UInt8
+        var sync: Bool
+        var nonReference: Bool
+    }
+
+    /// The SDK's L1T3 (`VP8TemporalPattern`): TL2 frames update nothing (N = 1).
+    static let sdkPattern = [PatternFrame(layer: 0, sync: false, nonReference: false),
+                             PatternFrame(layer: 2, sync: true, nonReference: true),
+                             PatternFrame(layer: 1, sync: true, nonReference: false),
+                             PatternFrame(layer: 2, sync: false, nonReference: true)]
+    /// libwebrtc's L1T3: the first TL2 frame updates the altref that the second predicts from.
+    static let libwebrtcPattern = [PatternFrame(layer: 0, sync: false, nonReference: false),
+                                   PatternFrame(layer: 2, sync: true, nonReference: false),
+                                   PatternFrame(layer: 1, sync: true, nonReference: false),
+                                   PatternFrame(layer: 2, sync: false, nonReference: false)]
+
+    /// `count` frames of `pattern` from a keyframe, 3 packets each, PictureIDs 0, 1, 2…
+    static func stream(_ pattern: [PatternFrame], count: Int = 16) -> [[ReceivedRTPPacket]] {
+        var sender = VP8TestSender()
+        return (0..<count).map { index in
+            let frame = pattern[index % pattern.count]
+            let data = index == 0 ? RTPTestMedia.keyframe(size: 250, seed: index) : RTPTestMedia.deltaFrame(size: 250, seed: index)
+            return sender.send(EncodedVideoFrame(data: data, isKeyframe: index == 0, width: 640, height: 480, captureTimeMicros: 0,
+                                                 temporalLayerID: frame.layer, layerSync: frame.sync && index != 0,
+                                                 nonReferenceFrame: frame.nonReference))
+        }
+    }
+
+    /// Plays `packets` 33 ms apart (the 200 ms wait expires three frames before the end), then
+    /// pops once more a second later; returns the PictureIDs emitted.
+    static func play(_ packets: [[ReceivedRTPPacket]], into buffer: inout VideoJitterBuffer) -> [UInt16?] {
+        var out = JitterVideoBufferTests.play(packets, into: &buffer)
+        out += buffer.popCompleteFrames(now: 2_000_000, rtt: JitterVideoBufferTests.rtt)
+        return out.map(\.pictureID)
+    }
+
+    static func pictures(except skipped: Set<UInt16>, count: Int = 16) -> [UInt16?] {
+        (0..<UInt16(count)).filter { !skipped.contains($0) }.map { $0 }
+    }
+
+    struct Loss: CustomTestStringConvertible, Sendable {
+        var name: String
+        var pattern: [PatternFrame]
+        var frame: Int
+        /// The whole frame, or only its middle packet.
+        var whole: Bool
+        var missingPictures: Set<UInt16>
+        var dropped: Int
+        var testDescription: String { name }
+    }
+
+    static let skippedLosses = [
+        Loss(name: "SDK TL2 (N), part held: that frame only", pattern: sdkPattern, frame: 5, whole: false,
+             missingPictures: [5], dropped: 1),
+        Loss(name: "SDK TL2 (N), none held: its layer unknown, the next TL2 frame too", pattern: sdkPattern, frame: 5, whole: true,
+             missingPictures: [5, 7], dropped: 1),
+        Loss(name: "SDK TL2 non-sync, part held: that frame only", pattern: sdkPattern, frame: 7, whole: false,
+             missingPictures: [7], dropped: 1),
+        Loss(name: "SDK TL1: the TL2 frame predicting from it too", pattern: sdkPattern, frame: 6, whole: false,
+             missingPictures: [6, 7], dropped: 2),
+        Loss(name: "libwebrtc TL2 sync (N = 0): the TL2 frame predicting from it too", pattern: libwebrtcPattern, frame: 5, whole: false,
+             missingPictures: [5, 7], dropped: 2),
+        Loss(name: "SDK TL1, none held: TL2 waits for its next sync frame", pattern: sdkPattern, frame: 6, whole: true,
+             missingPictures: [6, 7], dropped: 1),
+    ]
+
+    @Test("a frame lost above the base layer: decoding goes on without a keyframe", arguments: skippedLosses)
+    func skipsAboveBaseLayer(loss: Loss) {
+        var packets = Self.stream(loss.pattern)
+        packets[loss.frame] = loss.whole ? [] : packets[loss.frame].enumerated().filter { $0.offset != 1 }.map(\.element)
+        var buffer = VideoJitterBuffer()
+        let out = Self.play(packets, into: &buffer)
+        #expect(out == Self.pictures(except: loss.missingPictures))
+        #expect(!buffer.keyframeNeeded && !buffer.keyframeRequestDue(now: 2_000_000))
+        #expect(buffer.statistics.lossesSkipped == 1)
+        #expect(buffer.statistics.framesDropped == loss.dropped)
+        #expect(buffer.statistics.packetsLost == (loss.whole ? 3 : 1))
+        #expect(buffer.heldPacketCount == 0 && buffer.nacksDue(now: 2_000_000, rtt: 0).isEmpty)
+    }
+
+    @Test("a lost TL0 frame (TL0PICIDX jumps, or its packets say TID 0): only a keyframe helps", arguments: [true, false])
+    func baseLayerLossNeedsKeyframe(whole: Bool) {
+        var packets = Self.stream(Self.sdkPattern)
+        packets[8] = whole ? [] : packets[8].enumerated().filter { $0.offset != 1 }.map(\.element)
+        var buffer = VideoJitterBuffer()
+        let out = Self.play(packets, into: &buffer)
+        #expect(out == Self.pictures(except: []).prefix(8).map { $0 })
+        #expect(buffer.keyframeNeeded && buffer.keyframeRequestDue(now: 2_000_000))
+        #expect(buffer.statistics.lossesSkipped == 0)
+    }
+
+    @Test("two losses a period apart: each skipped, the layers whole again in between")
+    func lossesInARow() {
+        var packets = Self.stream(Self.sdkPattern, count: 24)
+        packets[6] = []   // TL1, none held: TL2 broken until frame 9
+        packets[14] = packets[14].dropLast()   // TL1 again, its end lost
+        var buffer = VideoJitterBuffer()
+        let out = Self.play(packets, into: &buffer)
+        #expect(out == Self.pictures(except: [6, 7, 14, 15], count: 24))
+        #expect(!buffer.keyframeNeeded && buffer.statistics.lossesSkipped == 2)
+    }
+
+    @Test("a repair in time: every frame, no skip")
+    func repairedInTime() {
+        var packets = Self.stream(Self.sdkPattern)
+        let lost = packets[6].remove(at: 1)
+        var buffer = VideoJitterBuffer()
+        var out = JitterVideoBufferTests.play(Array(packets[...8]), into: &buffer)
+        _ = buffer.insert(lost, now: JitterVideoBufferTests.ms(290))
+        out += buffer.popCompleteFrames(now: JitterVideoBufferTests.ms(290), rtt: JitterVideoBufferTests.rtt)
+        #expect(out.map(\.pictureID) == Self.pictures(except: [], count: 9))
+        #expect(buffer.statistics.lossesSkipped == 0 && buffer.statistics.framesDropped == 0)
+    }
+}
