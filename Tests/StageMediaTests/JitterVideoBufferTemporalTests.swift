@@ -122,3 +122,63 @@ struct JitterVideoBufferTemporalTests {
         #expect(buffer.statistics.lossesSkipped == 0 && buffer.statistics.framesDropped == 0)
     }
 }
+
+/// The same with real libvpx pictures: what the buffer emits after a loss decodes to exactly
+/// the pictures of a lossless run (VP8 decoding is deterministic given the same references).
+@Suite("Video jitter buffer, temporal layers (libvpx)")
+struct JitterVideoBufferTemporalDecodeTests {
+    static let count = 16
+
+    /// A real L1T3 stream (textured, moving), one frame per entry.
+    static func encode() throws -> [EncodedVideoFrame] {
+        try CodecVP8TemporalLayerTests.encode(layers: 3, count: count, bitrateBps: 500_000, texture: true).map(\.frame)
+    }
+
+    /// Decodes `frames` in order, leaving out those not in `indices`; pictures by frame index.
+    static func decode(_ frames: [EncodedVideoFrame], only indices: Set<Int>) throws -> [Int: VideoFrame] {
+        let decoder = try VP8Decoder()
+        var pictures: [Int: VideoFrame] = [:]
+        for (index, frame) in frames.enumerated() where indices.contains(index) {
+            pictures[index] = try #require(try decoder.decode(frame))
+        }
+        return pictures
+    }
+
+    /// The frame indices the buffer emits when `lost` frames never arrive (PictureIDs start at 0).
+    static func emitted(_ frames: [EncodedVideoFrame], losing lost: Set<Int>) -> Set<Int> {
+        var sender = VP8TestSender(maxPayloadSize: 1200)
+        let packets = frames.enumerated().map { index, frame in
+            let sent = sender.send(frame)
+            return lost.contains(index) ? [] : sent
+        }
+        var buffer = VideoJitterBuffer()
+        var out = JitterVideoBufferTests.play(packets, into: &buffer)
+        out += buffer.popCompleteFrames(now: 2_000_000, rtt: JitterVideoBufferTests.rtt)
+        #expect(!buffer.keyframeNeeded && buffer.statistics.lossesSkipped == 1)
+        return Set(out.compactMap { $0.pictureID.map(Int.init) })
+    }
+
+    static func indices(except left: Set<Int>) -> Set<Int> { Set(0..<count).subtracting(left) }
+
+    @Test("a lost TL1 or TL2 frame: the frames emitted decode to the lossless run's pictures",
+          arguments: [(6, [6, 7]), (5, [5, 7]), (7, [7])] as [(Int, Set<Int>)])
+    func emittedFramesDecodeExactly(lost: Int, missing: Set<Int>) throws {
+        let frames = try Self.encode()
+        let lossless = try Self.decode(frames, only: Self.indices(except: []))
+        let emitted = Self.emitted(frames, losing: [lost])
+        #expect(emitted == Self.indices(except: missing))
+        for (index, picture) in try Self.decode(frames, only: emitted) {
+            #expect(picture.y == lossless[index]?.y && picture.u == lossless[index]?.u, "frame \(index) after losing \(lost)")
+        }
+    }
+
+    @Test("the frame held back after a lost TL1 frame would have decoded wrong")
+    func heldBackFrameWouldBeWrong() throws {
+        let frames = try Self.encode()
+        let lossless = try Self.decode(frames, only: Self.indices(except: []))
+        // Frame 7 (TL2) predicts from the golden buffer that frame 6 (TL1) refreshed.
+        let blind = try Self.decode(frames, only: Self.indices(except: [6]))
+        #expect(blind[7]?.y != lossless[7]?.y)
+        #expect(blind[8]?.y == lossless[8]?.y, "frame 8 (TL0) predicts from TL0 only")
+    }
+}
