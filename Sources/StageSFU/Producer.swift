@@ -188,6 +188,12 @@ public final class Producer {
         temporalRates.steps(costs: allocatableBitrates(now: now))
     }
 
+    /// A video stream without simulcast whose VP8 temporal layers were measured in the last
+    /// second (two or more): its subscribers' allocators may forward part of its frames.
+    public var isSingleStreamWithTemporalLayers: Bool {
+        kind == .video && layers.isEmpty && temporalRates.shares.first.map { $0.count > 1 } == true
+    }
+
     /// Whether a layer was told to resume less than `resumeGrace` ago.
     private func isResuming(_ index: Int, now: ContinuousClock.Instant) -> Bool {
         resumedAt.indices.contains(index) && resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false

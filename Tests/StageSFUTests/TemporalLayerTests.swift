@@ -145,6 +145,27 @@ struct TemporalForwardingTests {
             + descriptor.serialized() + [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A]
     }
 
+    @Test("a stream without simulcast offers its temporal layers to allocators once a second of them was measured; a simulcast one is not such a stream")
+    func singleStreamWithTemporalLayers() {
+        let (producer, _, _) = ProducerConsumerTests().setUp()
+        let start = ContinuousClock.now
+        producer.measureLayerRates(now: start)
+        #expect(!producer.isSingleStreamWithTemporalLayers, "nothing measured yet")
+        var tl0: UInt8 = 0
+        for frame in 0..<8 {
+            if frame % 4 == 0 { tl0 &+= 1 }
+            var bytes = Self.packet(sequence: UInt16(100 + frame), frame: frame, tl0: tl0)
+            bytes.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0))) }
+        }
+        producer.measureLayerRates(now: start + .seconds(1))
+        #expect(producer.isSingleStreamWithTemporalLayers)
+        #expect(producer.allocationSteps(now: start + .seconds(1)).map(\.temporalLayer) == [0, 1, nil])
+        // A second without packets measures no temporal layers.
+        producer.measureLayerRates(now: start + .seconds(2))
+        #expect(!producer.isSingleStreamWithTemporalLayers)
+        #expect(!Producer(id: "p:video", kind: .video, layers: ["q", "h", "f"]) { _ in }.isSingleStreamWithTemporalLayers)
+    }
+
     @Test("frames above the ceiling are not sent: sequence numbers and PictureIDs continue without a gap, and NACKs still find their originals")
     func dropsWithoutGaps() throws {
         let (producer, consumer, sink) = ProducerConsumerTests().setUp()

@@ -14,6 +14,8 @@ from test_off_loopback import _callbacks
 from whep_page import LabChromium, viewer_page
 
 NARROW = 180_000
+# For one 640×360 stream of up to 500 kbps: its temporal layer 0 (about 40 %) and the audio fit.
+SINGLE_NARROW = 300_000
 SECONDS = 30
 # Frame rate and stalls are judged over the last seconds: the first ones are the estimate's
 # way down from the top layer, which every subscriber starts on.
@@ -31,20 +33,22 @@ def _rate_and_stall(samples, start, end):
     return rate, max(b - a for a, b in zip(times, times[1:]))
 
 
-def _run(netlab, tmp_path, name, temporal_layers):
-    """One stage: host, CLI guest and Chromium viewer on narrow links. Returns what each decoded."""
+def _run(netlab, tmp_path, name, temporal_layers, simulcast=True, narrow=NARROW):
+    """One stage: host, CLI guest and Chromium viewer on `narrow` links. Returns what each decoded.
+    Without `simulcast` the host sends one 640×360 stream (at most 500 kbps)."""
     (tmp_path / name).mkdir()
     srv = netlab.public_host(f"srv{name}")
     server = LabServer(netlab, srv, tmp_path / name).start()
     host_box = netlab.public_host(f"host{name}")
     guest_box, browser_box = netlab.public_host(f"guest{name}", shaped=True), netlab.public_host(f"web{name}", shaped=True)
     for box in (guest_box, browser_box):
-        netlab.shape(box, "down", rate_bps=NARROW, queue_ms=100)
+        netlab.shape(box, "down", rate_bps=narrow, queue_ms=100)
     for box in (srv, host_box, guest_box, browser_box):
         netlab.set_hosts(box, {"stage.test": [srv.v4]})
     arn = server.create_stage(f"temporal-{name}")
     host = Participant(netlab, host_box, tmp_path / name, "host", server.token(arn, "host", "PUBLISH")["token"],
-                       "--camera", "test", "--mic", "tone", "--size", "1280x720", "--fps", "20", "--simulcast", "on",
+                       "--camera", "test", "--mic", "tone", "--size", "1280x720" if simulcast else "640x360", "--fps", "20",
+                       "--simulcast", "on" if simulcast else "off",
                        "--temporal-layers", str(temporal_layers), "--status-interval", "1")
     host.wait_for(lambda p: any(e.get("event") == "participantDidJoin" and e.get("isLocal") == "true" for e in p.events()),
                   30, "joined")
@@ -75,13 +79,14 @@ def _run(netlab, tmp_path, name, temporal_layers):
     decode_errors = max((n for _, n in counter_samples(guest, "host", "decodeErrors")), default=None)
     temporal = {label: _gauge(metrics, f'proscenium_media_video_consumers_by_temporal_layer{{temporal="{label}"}}')
                 for label in ("0", "1", "2", "all")}
-    print(f"\n[L1T{temporal_layers}] over the last {JUDGED_SECONDS} s of {SECONDS} on {NARROW // 1000} kbps links: "
+    print(f"\n[L1T{temporal_layers}{'' if simulcast else ', one stream'}] over the last {JUDGED_SECONDS} s of {SECONDS} on "
+          f"{narrow // 1000} kbps links: "
           f"CLI guest {guest_rate:.1f} frames/s, longest stall {guest_stall:.1f} s, widths {sorted(set(widths))}, "
           f"decode errors {decode_errors}; Chromium {web_rate:.1f} frames/s, longest stall {web_stall:.1f} s, "
           f"freezes {last.get('freezeCount')} ({last.get('totalFreezesDuration', 0):.1f} s in all), PLIs {last.get('pliCount')}; "
           f"consumers by temporal layer {temporal}; started {start - judged[0]:+.0f} s")
     return dict(guest_rate=guest_rate, guest_stall=guest_stall, widths=widths, decode_errors=decode_errors,
-                web_rate=web_rate, web_stall=web_stall, temporal=temporal)
+                web_rate=web_rate, web_stall=web_stall, web_freezes=last.get("freezeCount"), temporal=temporal)
 
 
 def test_a_link_below_the_lowest_layer_gets_it_at_a_lower_frame_rate(netlab, tmp_path):
@@ -100,5 +105,23 @@ def test_a_link_below_the_lowest_layer_gets_it_at_a_lower_frame_rate(netlab, tmp
     assert with_temporal["decode_errors"] == 0, with_temporal
     # Without temporal layers the same links carry only the whole lowest layer, which overflows them.
     assert reference["temporal"]["all"] == 2, reference["temporal"]
+    assert (with_temporal["guest_stall"] < reference["guest_stall"] or with_temporal["guest_rate"] > reference["guest_rate"]), \
+        (with_temporal, reference)
+
+
+def test_a_stream_without_simulcast_reaches_a_narrow_link_at_a_lower_frame_rate(netlab, tmp_path):
+    """One 640×360 stream (WHIP publishers and `--simulcast off` hosts send no other): on a link
+    that carries its temporal layer 0 but not all of it, the allocator forwards part of its
+    frames, as it does below a simulcast track's lowest layer."""
+    with_temporal = _run(netlab, tmp_path, "s3", 3, simulcast=False, narrow=SINGLE_NARROW)
+    reference = _run(netlab, tmp_path, "s1", 1, simulcast=False, narrow=SINGLE_NARROW)
+    assert (with_temporal["temporal"]["0"] or 0) + (with_temporal["temporal"]["1"] or 0) == 2, with_temporal["temporal"]
+    assert with_temporal["guest_rate"] >= 4 and with_temporal["web_rate"] >= 4, with_temporal
+    assert with_temporal["guest_stall"] <= 2.5 and with_temporal["web_stall"] <= 2.5, with_temporal
+    assert with_temporal["decode_errors"] == 0, with_temporal
+    # Chromium renders the thinned stream without freezes; the whole one overflowed (18 and 19 in two runs).
+    assert with_temporal["web_freezes"] is not None and with_temporal["web_freezes"] < reference["web_freezes"], (with_temporal, reference)
+    # A stream without temporal layers has nothing to thin: its consumers are not in the gauge.
+    assert sum(reference["temporal"].values()) == 0, reference["temporal"]
     assert (with_temporal["guest_stall"] < reference["guest_stall"] or with_temporal["guest_rate"] > reference["guest_rate"]), \
         (with_temporal, reference)

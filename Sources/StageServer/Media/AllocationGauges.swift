@@ -2,7 +2,8 @@ import Metrics
 import StageSFU
 
 /// What the stream allocators chose, as `/metrics` gauges refreshed at each scrape: simulcast
-/// video consumers by the layer they forward now, and subscribers by their downlink estimate
+/// video consumers by the layer they forward now, those and the consumers of video sent without
+/// simulcast but with temporal layers by the temporal layer, and subscribers by their downlink estimate
 /// (a cumulative histogram of a snapshot). Labels come from fixed sets, whatever the number of
 /// subscribers or the rids publishers chose: layer `0`, `1`, `2`, `3+` (lowest first) or
 /// `none` (nothing forwarded yet, or paused); VP8 temporal layer forwarded within it `0`, `1`,
@@ -26,7 +27,8 @@ enum AllocationGauges {
     struct Snapshot: Sendable {
         /// Current layer of each simulcast video consumer (nil: none).
         var layers: [Int?] = []
-        /// The highest temporal layer each one forwards (nil: all).
+        /// The highest temporal layer each one forwards (nil: all), and each consumer of a single
+        /// stream with temporal layers.
         var temporalLayers: [Int?] = []
         /// Each adapting subscriber's estimate, once it has reported.
         var estimates: [Int] = []

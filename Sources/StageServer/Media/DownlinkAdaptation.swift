@@ -5,8 +5,9 @@ import StageWire
 
 /// One subscriber's stream allocation: its downlink estimate (`DownlinkEstimator`, from the
 /// loss its receiver reports and NACKs show and its REMB) spent across the simulcast layers of what it receives
-/// (`StreamAllocator`; below the lowest one, its VP8 temporal layers), applied as each
-/// consumer's layer ceiling. Runs on the media event loop, once per receiver report.
+/// (`StreamAllocator`; below the lowest one, its VP8 temporal layers) and the temporal layers of
+/// video sent without simulcast, applied as each consumer's layer ceiling. Runs on the media
+/// event loop, once per receiver report.
 ///
 /// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
 /// what the estimate buys, or the next step if that costs more (up to `probeReach` × the
@@ -312,7 +313,7 @@ final class DownlinkAdaptation {
     /// Bits per second of what the subscriber receives that has no layers to choose from.
     private static func fixedCost(_ consumers: [UInt32: Consumer]) -> Int {
         consumers.values.reduce(0) { total, consumer in
-            guard consumer.selector == nil, let producer = consumer.producer else { return total }
+            guard !isAllocated(consumer), let producer = consumer.producer else { return total }
             return total + (producer.layerBitrates.first ?? 0)
         }
     }
@@ -363,7 +364,7 @@ final class DownlinkAdaptation {
     /// Lets the probe task end with the adaptation instead of keeping it alive.
     private struct WeakAdaptation { weak var adaptation: DownlinkAdaptation? }
 
-    /// Spends `videoBudget` on the simulcast tracks and applies each one's layer ceiling (a
+    /// Spends `videoBudget` on the video tracks and applies each one's layer ceiling (a
     /// simulcast layer, and a VP8 temporal layer within it where the track has them:
     /// `Producer.allocationSteps`); on a link that `overflows`, a layer moved down stops at once
     /// instead of at the lower one's keyframe.
@@ -378,7 +379,8 @@ final class DownlinkAdaptation {
             let step = steps[index]
             guard consumer.selector?.ceiling != step.layer || consumer.temporalCeiling != step.temporalLayer else { continue }
             // A first ceiling equal to the layer forwarded is no move (it was counted as one down).
-            if let layer = consumer.selector?.ceiling ?? consumer.selector?.current {
+            // A single stream is layer 0.
+            if let layer = consumer.selector.map({ $0.ceiling ?? $0.current }) ?? 0 {
                 let before = (layer, consumer.temporalCeiling ?? Int.max), after = (step.layer, step.temporalLayer ?? Int.max)
                 if before != after { (after > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment() }
             }
@@ -396,17 +398,26 @@ final class DownlinkAdaptation {
         let (tracks, byID) = Self.tracks(consumers, now: now)
         let chosen = trial.allocate(budget: videoBudget, tracks: tracks, now: now)
         let switches = chosen.contains { id, index in
-            byID[id].map { $0.steps[index].layer != ($0.consumer.selector?.ceiling ?? $0.consumer.selector?.current) } ?? false
+            byID[id].map { track in
+                track.consumer.selector.map { track.steps[index].layer != ($0.ceiling ?? $0.current) } ?? false
+            } ?? false
         }
         return (Self.cost(of: chosen, tracks: tracks), switches)
     }
 
-    /// The simulcast video tracks as the allocator sees them, with their consumers and steps.
+    /// Whether the allocator chooses what `consumer` forwards: a simulcast track's layer, or part
+    /// of the frames of a single stream with VP8 temporal layers. The rest (audio, other video)
+    /// costs what it sends (`fixedCost`).
+    private static func isAllocated(_ consumer: Consumer) -> Bool {
+        consumer.selector != nil || consumer.producer?.isSingleStreamWithTemporalLayers == true
+    }
+
+    /// The video tracks the allocator spends on, with their consumers and steps.
     private static func tracks(_ consumers: [UInt32: Consumer], now: ContinuousClock.Instant)
         -> (tracks: [StreamAllocator.Track], byID: [String: (consumer: Consumer, steps: [LayerStep])]) {
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
-        for consumer in consumers.values where consumer.selector != nil {
+        for consumer in consumers.values where isAllocated(consumer) {
             guard let producer = consumer.producer else { continue }
             let steps = producer.allocationSteps(now: now)
             // The subscription's own ceiling is a simulcast layer: its highest step.
