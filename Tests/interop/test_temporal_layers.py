@@ -125,3 +125,88 @@ def test_a_stream_without_simulcast_reaches_a_narrow_link_at_a_lower_frame_rate(
     assert sum(reference["temporal"].values()) == 0, reference["temporal"]
     assert (with_temporal["guest_stall"] < reference["guest_stall"] or with_temporal["guest_rate"] > reference["guest_rate"]), \
         (with_temporal, reference)
+
+
+# A WHIP publisher page: Chromium's fake camera (640×360, 20 frames a second) as one VP8 stream
+# with three temporal layers (scalabilityMode, W3C webrtc-svc), at most 500 kbps; logs its
+# outbound-rtp once a second as `STATS {json}`.
+L1T3_PUBLISHER_PAGE = """<!doctype html><meta charset=utf-8><script>
+(async () => {
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({video: {width: 640, height: 360, frameRate: 20}, audio: true});
+    const pc = new RTCPeerConnection();
+    const video = pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly',
+      sendEncodings: [{scalabilityMode: 'L1T3', maxBitrate: 500000}]});
+    video.setCodecPreferences(RTCRtpSender.getCapabilities('video').codecs.filter(c => c.mimeType === 'video/VP8'));
+    pc.addTransceiver(stream.getAudioTracks()[0], {direction: 'sendonly'});
+    await pc.setLocalDescription();
+    await new Promise(r => { if (pc.iceGatheringState === 'complete') r(); else pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r(); });
+    const response = await fetch('%(whip)s', {method: 'POST', body: pc.localDescription.sdp,
+      headers: {'Authorization': 'Bearer %(token)s', 'Content-Type': 'application/sdp'}});
+    console.log('WHIP_STATUS ' + response.status);
+    await pc.setRemoteDescription({type: 'answer', sdp: await response.text()});
+    setInterval(async () => {
+      (await pc.getStats()).forEach(s => { if (s.type === 'outbound-rtp' && s.kind === 'video') console.log('STATS ' +
+        JSON.stringify({framesSent: s.framesSent, scalabilityMode: s.scalabilityMode, framesPerSecond: s.framesPerSecond})); });
+    }, 1000);
+  } catch (e) { console.log('WHIP_ERROR ' + e); }
+})();
+</script>"""
+
+
+def test_chromium_publishing_l1t3_over_whip_reaches_a_narrow_link_at_a_lower_frame_rate(netlab, tmp_path):
+    """Chromium as a WHIP publisher with temporal layers: its TIDs and Y bits (RFC 7741 §4.2) let
+    the server give a CLI guest on a narrow link part of its frames, while a guest on a wide
+    link gets them all."""
+    srv = netlab.public_host("srv")
+    server = LabServer(netlab, srv, tmp_path).start()
+    browser_box, narrow_box, wide_box = netlab.public_host("browser"), netlab.public_host("narrow", shaped=True), \
+        netlab.public_host("wide")
+    netlab.shape(narrow_box, "down", rate_bps=SINGLE_NARROW, queue_ms=100)
+    for box in (srv, browser_box, narrow_box, wide_box):
+        netlab.set_hosts(box, {"stage.test": [srv.v4]})
+    arn = server.create_stage("chromium-l1t3")
+    html = L1T3_PUBLISHER_PAGE % {"whip": f"http://stage.test:{HTTP_PORT}/whip",
+                                  "token": server.token(arn, "chromium", "PUBLISH")["token"]}
+    browser = LabChromium(netlab, browser_box, tmp_path, html, seconds=JUDGED_SECONDS + 150)
+    guests = {name: Participant(netlab, box, tmp_path, name, server.token(arn, name, "SUBSCRIBE")["token"],
+                                "--strategy", "viewer", "--camera", "none", "--mic", "none", "--status-interval", "1")
+              for name, box in (("narrow", narrow_box), ("wide", wide_box))}
+    try:
+        for guest in guests.values():
+            guest.wait_for(lambda p: any(n.startswith("didAddStreams") for n in _callbacks(p, "chromium")), 45, "Chromium's streams")
+        # Chromium starts at 320×180 and raises its resolution as its own estimate grows: the
+        # narrow link overflows some seconds in. Judged from when the server thinned the stream.
+        started, thinned_at = time.time(), None
+        while thinned_at is None and time.time() - started < 60:
+            gauges = _scrape(netlab, srv)
+            if any(_gauge(gauges, f'proscenium_media_video_consumers_by_temporal_layer{{temporal="{label}"}}') for label in "01"):
+                thinned_at = time.time()
+            time.sleep(1)
+        assert thinned_at, "the narrow guest's consumer was never thinned"
+        time.sleep(JUDGED_SECONDS)
+        end = time.time()
+        metrics = _scrape(netlab, srv)
+    finally:
+        for guest in guests.values():
+            guest.leave()
+        browser.close()
+        server.stop()
+    judged = (thinned_at, end)
+    rates = {name: _rate_and_stall(counter_samples(guest, "chromium", "framesDecoded"), *judged) for name, guest in guests.items()}
+    errors = {name: max((n for _, n in counter_samples(guest, "chromium", "decodeErrors")), default=None)
+              for name, guest in guests.items()}
+    temporal = {label: _gauge(metrics, f'proscenium_media_video_consumers_by_temporal_layer{{temporal="{label}"}}')
+                for label in ("0", "1", "2", "all")}
+    sent = browser.objects()
+    print(f"\nChromium L1T3 over WHIP ({sent[-1] if sent else None}): thinned for the narrow guest {thinned_at - started:.0f} s "
+          f"in; over the {JUDGED_SECONDS} s after that: guest on {SINGLE_NARROW // 1000} kbps {rates['narrow'][0]:.1f} frames/s "
+          f"(longest stall {rates['narrow'][1]:.1f} s), guest on a wide link {rates['wide'][0]:.1f} frames/s; decode errors "
+          f"{errors}; consumers by temporal layer at the end {temporal}")
+    assert sent and sent[-1].get("scalabilityMode") == "L1T3", sent[-1:]
+    # One consumer thinned (temporal layer 0 or 0–1), the other forwarded whole.
+    assert (temporal["0"] or 0) + (temporal["1"] or 0) == 1 and temporal["all"] == 1, temporal
+    # A quarter or a half of 20 frames a second (5 or 10), steady.
+    assert 3 <= rates["narrow"][0] <= 13 and rates["narrow"][1] <= 2.5, rates
+    assert rates["wide"][0] >= 15, rates
+    assert errors == {"narrow": 0, "wide": 0}, errors
