@@ -65,7 +65,8 @@ public struct DownlinkEstimator: Sendable {
 
     /// A receiver report's loss over an interval in which `sentBitrate` was sent to the subscriber.
     /// - Parameter wanted: the rate the allocator would try next (0: none).
-    /// - Parameter delaySteady: false while the delay-based detector sees the queue grow or drain: no increase then.
+    /// - Parameter delaySteady: false while the delay-based detector sees the queue grow or drain:
+    ///   no increase then, and a loss over 10 % cuts to what got through.
     /// - Parameter probing: a probe of the link is under way (or judged by this report): no increase.
     /// - Parameter carried: a rate the link carried without loss just before the loss this
     ///   report shows (what a failed probe added padding to): the loss cuts no lower (0: none).

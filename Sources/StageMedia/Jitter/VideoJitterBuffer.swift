@@ -11,11 +11,11 @@ import StageWire
 /// - Loss: a missing packet is NACKed (`nacksDue`) until it arrives or has waited
 ///   max(`minWaitMicros`, 2 × RTT). Then, when the frames lost are all above the temporal base
 ///   layer (TID > 0 and TL0PICIDX running on, RFC 7741 §4.2), they are dropped and decoding goes
-///   on; frames that predicted from them are dropped too, until their layer syncs again (Y = 1)
-///   or a TL0 frame comes. Otherwise the buffer emits nothing until the next complete keyframe,
-///   since a VP8 delta frame cannot be decoded after a lost one. `keyframeNeeded` is true while
-///   waiting — and at start, until the first keyframe. A gap followed by a complete keyframe is
-///   skipped at once, with no wait and no request.
+///   on; frames that predicted from them are dropped too, until their layer syncs again (a
+///   frame with Y = 1) or a keyframe comes. Otherwise the buffer emits nothing until the next
+///   complete keyframe, since a VP8 delta frame cannot be decoded after a lost one.
+///   `keyframeNeeded` is true while waiting — and at start, until the first keyframe. A gap
+///   followed by a complete keyframe is skipped at once, with no wait and no request.
 /// - Memory: at most `maxPackets` sequence numbers are spanned; beyond that it flushes.
 ///
 /// A plain value driven by one owner: no clock is read (times are passed in, in µs), no I/O.

@@ -2,9 +2,9 @@ import Metrics
 import StageSFU
 
 /// What the stream allocators chose, as `/metrics` gauges refreshed at each scrape: simulcast
-/// video consumers by the layer they forward now, those and the consumers of video sent without
-/// simulcast but with temporal layers by the temporal layer, and subscribers by their downlink estimate
-/// (a cumulative histogram of a snapshot). Labels come from fixed sets, whatever the number of
+/// video consumers by the layer they forward now; those, and the consumers of video sent
+/// without simulcast but with temporal layers, by the temporal layer; and subscribers by their
+/// downlink estimate (a cumulative histogram of a snapshot). Labels come from fixed sets, whatever the number of
 /// subscribers or the rids publishers chose: layer `0`, `1`, `2`, `3+` (lowest first) or
 /// `none` (nothing forwarded yet, or paused); VP8 temporal layer forwarded within it `0`, `1`,
 /// `2` or `all` (every one, or the layer has none); estimate bounds in bits per second.
