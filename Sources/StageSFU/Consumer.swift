@@ -20,6 +20,13 @@ public final class Consumer {
     public var temporalCeiling: Int? { temporalFilter?.ceiling }
     /// The highest temporal layer forwarded now (nil: all).
     public var temporalLayer: Int? { temporalFilter?.current }
+    /// Whether a subscriber's stream allocator chooses what this consumer forwards: a simulcast
+    /// layer, or part of the frames of a single stream with VP8 temporal layers. The rest (audio,
+    /// other video) costs what it sends.
+    public var isAllocated: Bool { selector != nil || producer?.isSingleStreamWithTemporalLayers == true }
+    /// The simulcast layer the allocator last chose, else the one forwarded (nil: neither yet);
+    /// 0 for a stream without simulcast.
+    public var allocatedLayer: Int? { selector.map { $0.ceiling ?? $0.current } ?? 0 }
     /// Paused consumers drop packets (mute, or a subscription to audio only); resuming continues
     /// the outgoing numbering without a gap.
     public var isPaused = false {

@@ -1,28 +1,7 @@
 import StageWire
 
-/// What a frame's VP8 payload descriptors say of its place in the stream (RFC 7741 §4.2): its
-/// PictureID, its temporal layer (TID), the base-layer frame it follows (TL0PICIDX), whether it
-/// predicts only from the base layer (Y) and whether any frame predicts from it (N = 0).
-struct TemporalDescription: Hashable, Sendable {
-    var pictureID: UInt16?
-    /// M: a 15-bit PictureID, else 7 bits.
-    var longPictureID: Bool
-    var tl0PicIdx: UInt8?
-    /// TID, `nil` when the descriptor has none (T = 0).
-    var layer: UInt8?
-    var layerSync: Bool
-    var nonReference: Bool
-
-    init(_ descriptor: VP8PayloadDescriptor) {
-        pictureID = descriptor.pictureID
-        longPictureID = descriptor.longPictureID
-        tl0PicIdx = descriptor.tl0PicIdx
-        layer = descriptor.temporalLayerID
-        layerSync = descriptor.layerSync
-        nonReference = descriptor.nonReferenceFrame
-    }
-
-    /// The PictureID space: 2^15 or 2^7 values.
+extension VP8PayloadDescriptor {
+    /// The PictureID space: 2^15 or 2^7 values (M, RFC 7741 §4.2).
     var pictureIDMask: UInt16 { longPictureID ? 0x7FFF : 0x7F }
 }
 
@@ -40,36 +19,36 @@ struct TemporalLayerTracker: Sendable {
     /// TID is two bits: layers 0…3.
     static let allLayers: UInt8 = 0b1111
 
-    func canDecode(_ frame: TemporalDescription) -> Bool {
-        guard let layer = frame.layer else { return true }
+    func canDecode(_ frame: VP8PayloadDescriptor) -> Bool {
+        guard let layer = frame.temporalLayerID else { return true }
         if layer == 0 || frame.layerSync { return intactLayers & 1 != 0 }
         let needed: UInt8 = (1 << (layer + 1)) - 1
         return intactLayers & needed == needed
     }
 
     /// A keyframe resets every reference buffer (RFC 6386 §9.7).
-    mutating func decodedKeyframe(_ frame: TemporalDescription) {
+    mutating func decodedKeyframe(_ frame: VP8PayloadDescriptor) {
         intactLayers = Self.allLayers
         taken(frame)
     }
 
     /// A frame decoded after `canDecode` allowed it: its layer is whole again (after a Y frame,
     /// later frames of its layer predict from nothing older of that layer).
-    mutating func decoded(_ frame: TemporalDescription) {
-        if let layer = frame.layer { intactLayers |= 1 << layer }
+    mutating func decoded(_ frame: VP8PayloadDescriptor) {
+        if let layer = frame.temporalLayerID { intactLayers |= 1 << layer }
         taken(frame)
     }
 
     /// A frame held but not decoded (lost a reference of its own).
-    mutating func skipped(_ frame: TemporalDescription) {
+    mutating func skipped(_ frame: VP8PayloadDescriptor) {
         lost(frame)
         taken(frame)
     }
 
     /// A frame that will never be decoded: frames predicting from it cannot be either.
-    mutating func lost(_ frame: TemporalDescription) {
-        guard !frame.nonReference else { return }
-        if let layer = frame.layer { intactLayers &= ~(1 << layer) } else { intactLayers = 0 }
+    mutating func lost(_ frame: VP8PayloadDescriptor) {
+        guard !frame.nonReferenceFrame else { return }
+        if let layer = frame.temporalLayerID { intactLayers &= ~(1 << layer) } else { intactLayers = 0 }
     }
 
     /// Frames lost without a packet left to tell their layer, known to be above TL0 (the
@@ -78,7 +57,7 @@ struct TemporalLayerTracker: Sendable {
         intactLayers &= 1
     }
 
-    private mutating func taken(_ frame: TemporalDescription) {
+    private mutating func taken(_ frame: VP8PayloadDescriptor) {
         lastPictureID = frame.pictureID
         lastTL0PicIdx = frame.tl0PicIdx
     }
@@ -95,16 +74,16 @@ extension VideoJitterBuffer {
     /// descriptors carry no TID, TL0PICIDX or PictureID to tell.
     mutating func skipFramesAboveBaseLayer(lostAt gap: Int64) -> Bool {
         guard let floor, let lastPicture = temporal.lastPictureID, let lastTL0 = temporal.lastTL0PicIdx,
-            let resume = packets.lazy.filter({ $0.key > gap && $0.value.startsFrame }).map(\.key).min(),
-            let next = packets[resume]?.temporal, let nextLayer = next.layer, let nextPicture = next.pictureID,
+            let resume = packets.lazy.filter({ $0.key > gap && $0.value.descriptor?.startsFrame == true }).map(\.key).min(),
+            let next = packets[resume]?.descriptor, let nextLayer = next.temporalLayerID, let nextPicture = next.pictureID,
             next.tl0PicIdx == (nextLayer == 0 ? lastTL0 &+ 1 : lastTL0)
         else { return false }
         let missingPictures = Int((nextPicture &- lastPicture &- 1) & next.pictureIDMask)
         guard missingPictures <= Self.maxSkippedPictures else { return false }
-        var lostFrames: [TemporalDescription] = []
+        var lostFrames: [VP8PayloadDescriptor] = []
         var seenTimestamps = Set<UInt32>()
         for (sequence, held) in packets where sequence >= floor && sequence < resume {
-            guard let frame = held.temporal, let layer = frame.layer, layer > 0 else { return false }
+            guard let frame = held.descriptor, let layer = frame.temporalLayerID, layer > 0 else { return false }
             if seenTimestamps.insert(held.packet.timestamp).inserted { lostFrames.append(frame) }
         }
         for frame in lostFrames { temporal.lost(frame) }

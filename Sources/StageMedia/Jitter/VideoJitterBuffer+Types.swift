@@ -1,3 +1,5 @@
+import StageWire
+
 extension VideoJitterBuffer {
     /// Limits and timings; the defaults follow libwebrtc's orders of magnitude.
     public struct Configuration: Hashable, Sendable {
@@ -93,12 +95,10 @@ extension VideoJitterBuffer {
     struct HeldPacket: Sendable {
         var packet: ReceivedRTPPacket
         var arrivalMicros: UInt64
-        /// S = 1 and PID = 0: the frame's first packet (RFC 7741 §4.2).
-        var startsFrame: Bool
+        /// Its payload descriptor (RFC 7741 §4.2), `nil` when it does not parse.
+        var descriptor: VP8PayloadDescriptor?
         /// The first packet of a keyframe (P = 0, RFC 7741 §4.3).
         var startsKeyframe: Bool
-        /// `nil` when the descriptor does not parse.
-        var temporal: TemporalDescription?
     }
 
     /// A sequence number found missing (a later one arrived).

@@ -183,11 +183,10 @@ public struct VideoJitterBuffer: Sendable {
     mutating func hold(_ packet: ReceivedRTPPacket, now: UInt64) -> HeldPacket {
         guard let (descriptor, frame) = try? VP8Depacketizer.parse(packet) else {
             statistics.malformedPackets += 1
-            return HeldPacket(packet: packet, arrivalMicros: now, startsFrame: false, startsKeyframe: false, temporal: nil)
+            return HeldPacket(packet: packet, arrivalMicros: now, descriptor: nil, startsKeyframe: false)
         }
-        return HeldPacket(packet: packet, arrivalMicros: now, startsFrame: descriptor.startsFrame,
-                          startsKeyframe: descriptor.startsFrame && FrameStart(vp8Data: packet.payload[frame]).isKeyframe,
-                          temporal: TemporalDescription(descriptor))
+        return HeldPacket(packet: packet, arrivalMicros: now, descriptor: descriptor,
+                          startsKeyframe: descriptor.startsFrame && FrameStart(vp8Data: packet.payload[frame]).isKeyframe)
     }
 
     /// The frame starting at `start`: complete up to a marker bit or a timestamp change, or
@@ -205,7 +204,7 @@ public struct VideoJitterBuffer: Sendable {
 
     /// Assembles the packets of `range` into a frame (or drops it as broken) and moves past it.
     mutating func emit(_ range: Range<Int64>, into frames: inout [ReceivedVP8Frame]) {
-        let description = packets[range.lowerBound]?.temporal
+        let description = packets[range.lowerBound]?.descriptor
         let framePackets = range.compactMap { packets.removeValue(forKey: $0)?.packet }
         for sequence in range { keyframeStarts.remove(sequence) }
         floor = range.upperBound

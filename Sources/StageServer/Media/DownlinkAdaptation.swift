@@ -313,7 +313,7 @@ final class DownlinkAdaptation {
     /// Bits per second of what the subscriber receives that has no layers to choose from.
     private static func fixedCost(_ consumers: [UInt32: Consumer]) -> Int {
         consumers.values.reduce(0) { total, consumer in
-            guard !isAllocated(consumer), let producer = consumer.producer else { return total }
+            guard !consumer.isAllocated, let producer = consumer.producer else { return total }
             return total + (producer.layerBitrates.first ?? 0)
         }
     }
@@ -379,8 +379,7 @@ final class DownlinkAdaptation {
             let step = steps[index]
             guard consumer.selector?.ceiling != step.layer || consumer.temporalCeiling != step.temporalLayer else { continue }
             // A first ceiling equal to the layer forwarded is no move (it was counted as one down).
-            // A single stream is layer 0.
-            if let layer = consumer.selector.map({ $0.ceiling ?? $0.current }) ?? 0 {
+            if let layer = consumer.allocatedLayer {
                 let before = (layer, consumer.temporalCeiling ?? Int.max), after = (step.layer, step.temporalLayer ?? Int.max)
                 if before != after { (after > before ? MediaMetrics.shared.allocationsUp : MediaMetrics.shared.allocationsDown).increment() }
             }
@@ -398,18 +397,9 @@ final class DownlinkAdaptation {
         let (tracks, byID) = Self.tracks(consumers, now: now)
         let chosen = trial.allocate(budget: videoBudget, tracks: tracks, now: now)
         let switches = chosen.contains { id, index in
-            byID[id].map { track in
-                track.consumer.selector.map { track.steps[index].layer != ($0.ceiling ?? $0.current) } ?? false
-            } ?? false
+            byID[id].map { $0.steps[index].layer != $0.consumer.allocatedLayer } ?? false
         }
         return (Self.cost(of: chosen, tracks: tracks), switches)
-    }
-
-    /// Whether the allocator chooses what `consumer` forwards: a simulcast track's layer, or part
-    /// of the frames of a single stream with VP8 temporal layers. The rest (audio, other video)
-    /// costs what it sends (`fixedCost`).
-    private static func isAllocated(_ consumer: Consumer) -> Bool {
-        consumer.selector != nil || consumer.producer?.isSingleStreamWithTemporalLayers == true
     }
 
     /// The video tracks the allocator spends on, with their consumers and steps.
@@ -417,7 +407,7 @@ final class DownlinkAdaptation {
         -> (tracks: [StreamAllocator.Track], byID: [String: (consumer: Consumer, steps: [LayerStep])]) {
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
-        for consumer in consumers.values where isAllocated(consumer) {
+        for consumer in consumers.values where consumer.isAllocated {
             guard let producer = consumer.producer else { continue }
             let steps = producer.allocationSteps(now: now)
             // The subscription's own ceiling is a simulcast layer: its highest step.

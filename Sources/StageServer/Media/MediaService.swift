@@ -261,12 +261,8 @@ final class MediaService: @unchecked Sendable {
         (try? await engine.eventLoop.submit { [self] in
             var snapshot = AllocationGauges.Snapshot()
             for session in subscribers.values {
-                for consumer in session.consumers.values {
-                    if let selector = consumer.selector {
-                        snapshot.layers.append(consumer.isPaused ? nil : selector.current)
-                    } else if consumer.producer?.isSingleStreamWithTemporalLayers != true {
-                        continue
-                    }
+                for consumer in session.consumers.values where consumer.isAllocated {
+                    if let selector = consumer.selector { snapshot.layers.append(consumer.isPaused ? nil : selector.current) }
                     snapshot.temporalLayers.append(consumer.temporalLayer)
                 }
                 if let estimate = session.adaptation?.reportedEstimate { snapshot.estimates.append(estimate) }
