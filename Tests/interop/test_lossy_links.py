@@ -18,7 +18,7 @@ RECORD_SECONDS = 15
 
 def _metric(server, name):
     text = server.lab.run(server.host, ["curl", "-sf", "-m", "5", f"http://127.0.0.1:{HTTP_PORT}/metrics"]).stdout
-    match = re.search(rf"^{name} ([0-9.e+]+)$", text, re.M)
+    match = re.search(rf"^{re.escape(name)} ([0-9.e+]+)$", text, re.M)
     return float(match.group(1)) if match else 0.0
 
 
@@ -110,16 +110,22 @@ def test_chromium_whep_viewer_gets_rtx_at_1_percent_loss_and_200_ms_rtt(netlab, 
         host.leave()
         browser.close()
     lost_down = netlab.link_stats(browser_box)["down"]["dropped_loss"]
+    repairs = {name: _metric(server, metric) for name, metric in (
+        ("asked", "proscenium_media_nacks_received_total"), ("answered", "proscenium_media_nacks_answered_total"),
+        ("not cached", 'proscenium_media_dropped_total{reason="nack_not_cached"}'),
+        ("over budget", 'proscenium_media_dropped_total{reason="repair_over_budget"}'))}
+    # Chromium leaves the counter out until its first RTX packet.
+    rtx_received = last.get("retransmittedPacketsReceived", 0)
     decoded = last["framesDecoded"] - first["framesDecoded"]
     received = last["framesReceived"] - first["framesReceived"]
     freezes = last["freezeCount"] - first["freezeCount"]
     frozen = last["totalFreezesDuration"] - first["totalFreezesDuration"]
     print(f"Chromium over WHEP, 200 ms RTT, 1 % loss, {RECORD_SECONDS} s: lost on its downlink {lost_down} in all; "
           f"decoded {decoded} of {received} frames received; NACKs {last['nackCount']}, RTX packets received "
-          f"{last['retransmittedPacketsReceived']}, packets lost {last['packetsLost']}, freezes {freezes} "
-          f"({frozen:.2f} s), PLIs {last['pliCount']}")
+          f"{rtx_received}, packets lost {last['packetsLost']}, freezes {freezes} "
+          f"({frozen:.2f} s), PLIs {last['pliCount']}; the server's NACKed sequence numbers {repairs}")
     assert lost_down > 0, "the emulator dropped nothing: the scenario did not happen"
-    assert last["nackCount"] > 0 and last["retransmittedPacketsReceived"] > 0, last
+    assert last["nackCount"] > 0 and rtx_received > 0, (last, repairs)
     assert received >= FPS * RECORD_SECONDS * 0.8 and decoded >= 0.97 * received
     # A repaired loss costs a round trip (200 ms): at 20 fps that is a freeze by the WebRTC rule
     # (a frame later than max(3 frame intervals, 150 ms)); a lost repair would cost a keyframe
