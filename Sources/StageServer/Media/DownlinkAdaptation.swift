@@ -225,7 +225,8 @@ final class DownlinkAdaptation {
         // the allocator's next step would need.
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
-        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted, delaySteady: delay.usage == .normal,
+        estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted,
+                                 delaySteady: sendHistory == nil ? nil : delay.usage == .normal,
                                  probing: probe != nil, carried: carriedBeforeProbe(now: now))
         weighed = true
         if let running = probe, now >= running.until {
