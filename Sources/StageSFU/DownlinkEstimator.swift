@@ -22,8 +22,8 @@
 ///   85 packets on a link dropping 5 % at random showed more than 10 % in 2 of 29 reports, and
 ///   each cut a 20 Mbps estimate to what was sent then, where the subscriber stayed. Without a
 ///   delay to tell them apart (a subscriber without transport-cc), such a loss is taken for a
-///   full link: cut by half the loss only, aiortc on a link narrowed to 300 kbps was kept on
-///   the 640 px layer for 16 s.
+///   full link (cut by half the loss only, aiortc on a link narrowed to 300 kbps stayed on the
+///   640 px layer for 16 s).
 /// - Under 2 % lost: up by `increaseFactor` a report, to at most `untestedFactor` × what is
 ///   sent (GCC's bound on an estimate the traffic has not tested, §5.5), or past that while the
 ///   estimate is below what the allocator wants to try next (the next step up: trying it is
