@@ -66,27 +66,36 @@ public struct DownlinkEstimator: Sendable {
 
     public init() {}
 
+    /// The subscriber's queue as its delay shows it, beside a receiver report.
+    public enum DelayTrend: Sendable {
+        /// Neither growing nor draining.
+        case steady
+        /// Growing or draining (over- or under-use): the link is at its limit.
+        case changing
+        /// Not measured (a subscriber without transport-cc): its loss is all there is to go by.
+        case unmeasured
+    }
+
     /// A receiver report's loss over an interval in which `sentBitrate` was sent to the subscriber.
     /// - Parameter wanted: the rate the allocator would try next (0: none).
-    /// - Parameter delaySteady: false while the delay-based detector sees the queue grow or drain:
-    ///   no increase then, and a loss over 10 % cuts to what got through; nil when the delay is
-    ///   not measured (no transport-cc): increases as if steady, and a loss over 10 % cuts to
-    ///   what got through.
+    /// - Parameter delay: what the delay-based detector says of the subscriber's queue
+    ///   (`DelayTrend`): a loss of 10–20 % cuts gently only when it is `steady`, and no increase
+    ///   while it is `changing`.
     /// - Parameter probing: a probe of the link is under way (or judged by this report): no increase.
     /// - Parameter carried: a rate the link carried without loss just before the loss this
     ///   report shows (what a failed probe added padding to): the loss cuts no lower (0: none).
-    public mutating func receiverReport(fractionLost: Double, sentBitrate: Int, wanted: Int = 0, delaySteady: Bool? = true,
+    public mutating func receiverReport(fractionLost: Double, sentBitrate: Int, wanted: Int = 0, delay: DelayTrend = .steady,
                                         probing: Bool = false, carried: Int = 0) {
         let loss = min(max(fractionLost, 0), 1)
         defer { cutByDelay = false }
         if loss > 0.10, !cutByDelay {
             var cut = Int((Double(estimate) * (1 - 0.5 * loss)).rounded())
-            if loss > Self.randomLossBound || delaySteady != true {
+            if loss > Self.randomLossBound || delay != .steady {
                 let delivered = Int((Double(sentBitrate) * (1 - loss)).rounded())
                 cut = min(cut, max(delivered, Self.minimum))
             }
             estimate = max(cut, min(carried, estimate))
-        } else if loss < 0.02, delaySteady != false, !probing {
+        } else if loss < 0.02, delay != .changing, !probing {
             let raised = Int((Double(estimate) * Self.increaseFactor).rounded())
             let untested = Int((Double(sentBitrate) * Self.untestedFactor).rounded())
             if estimate < wanted {

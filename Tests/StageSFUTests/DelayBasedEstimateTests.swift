@@ -12,7 +12,7 @@ import Testing
         let raised = estimator.delayOverused(ackedBitrate: 2_000_000)
         #expect(!raised)
         #expect(estimator.estimate == 255_000)
-        estimator.receiverReport(fractionLost: 0, sentBitrate: 250_000, delaySteady: false)
+        estimator.receiverReport(fractionLost: 0, sentBitrate: 250_000, delay: .changing)
         #expect(estimator.estimate == 255_000)
         estimator.receiverReport(fractionLost: 0, sentBitrate: 250_000)
         #expect(estimator.estimate > 255_000)
@@ -24,9 +24,9 @@ import Testing
     func lossAfterADelayCut() {
         var estimator = DownlinkEstimator()
         estimator.delayOverused(ackedBitrate: 400_000)
-        estimator.receiverReport(fractionLost: 0.6, sentBitrate: 1_000_000, delaySteady: false)
+        estimator.receiverReport(fractionLost: 0.6, sentBitrate: 1_000_000, delay: .changing)
         #expect(estimator.estimate == 340_000)
-        estimator.receiverReport(fractionLost: 0.6, sentBitrate: 400_000, delaySteady: false)
+        estimator.receiverReport(fractionLost: 0.6, sentBitrate: 400_000, delay: .changing)
         #expect(estimator.estimate == 160_000)
     }
 }
@@ -34,10 +34,11 @@ import Testing
 /// `DownlinkEstimator.receiverReport` on a lossy link that is not full.
 @Suite struct RandomLossEstimateTests {
     @Test("10–20 % lost with a steady delay: down by half the loss only; more, or with the delay not steady or not measured, down to what got through",
-          arguments: [(0.12, true, 18_800_000), (0.25, true, 262_500), (0.12, false, 308_000), (0.12, nil, 308_000)] as [(Double, Bool?, Int)])
-    func cut(loss: Double, delaySteady: Bool?, expected: Int) {
+          arguments: [(0.12, .steady, 18_800_000), (0.25, .steady, 262_500), (0.12, .changing, 308_000), (0.12, .unmeasured, 308_000)]
+            as [(Double, DownlinkEstimator.DelayTrend, Int)])
+    func cut(loss: Double, delay: DownlinkEstimator.DelayTrend, expected: Int) {
         var estimator = DownlinkEstimator()
-        estimator.receiverReport(fractionLost: loss, sentBitrate: 350_000, delaySteady: delaySteady)
+        estimator.receiverReport(fractionLost: loss, sentBitrate: 350_000, delay: delay)
         #expect(estimator.estimate == expected)
     }
 }

@@ -226,7 +226,7 @@ final class DownlinkAdaptation {
         let fixed = Self.fixedCost(consumers)
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
         estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted,
-                                 delaySteady: sendHistory == nil ? nil : delay.usage == .normal,
+                                 delay: sendHistory == nil ? .unmeasured : delay.usage == .normal ? .steady : .changing,
                                  probing: probe != nil, carried: carriedBeforeProbe(now: now))
         weighed = true
         if let running = probe, now >= running.until {
