@@ -22,6 +22,14 @@ def _metric(server, name):
     return float(match.group(1)) if match else 0.0
 
 
+def _drops(server):
+    """The server's nonzero `proscenium_media_dropped_total` counters by reason: where packets
+    that reached it went, if a run loses more than the emulator dropped."""
+    text = server.lab.run(server.host, ["curl", "-sf", "-m", "5", f"http://127.0.0.1:{HTTP_PORT}/metrics"]).stdout
+    return {reason: float(value) for reason, value in
+            re.findall(r'^proscenium_media_dropped_total\{reason="([a-z_]+)"\} ([0-9.e+]+)$', text, re.M) if float(value)}
+
+
 def _last(participant, user, field):
     samples = counter_samples(participant, user, field)
     return samples[-1][1] if samples else 0
@@ -203,9 +211,14 @@ def test_chromium_whip_publisher_is_asked_again_and_sees_our_receiver_reports(ne
         browser.wait()
         browser_log.close()
     seconds = time.monotonic() - started
-    lost_up = netlab.link_stats(browser_box)["up"]["dropped_loss"]
+    link = netlab.link_stats(browser_box)
+    lost_up = link["up"]["dropped_loss"]
     rtx_restored, nacks_sent = _metric(server, "proscenium_media_rtx_received_total"), _metric(server, "proscenium_media_nacks_sent_total")
     sent, decoded = last["framesSent"] - sent_before, decoded_after - decoded_before
+    # If the server's reports count far more lost than the emulator dropped, these say where else.
+    print("link up:", {k: link["up"][k] for k in ("frames_in", "forwarded", "dropped_loss", "dropped_overflow", "send_errors")},
+          "down:", {k: link["down"][k] for k in ("frames_in", "forwarded", "dropped_loss", "dropped_overflow", "send_errors")},
+          "server drops:", _drops(server))
     dropped, plis = _last(guest, "chromium", "framesDropped"), _last(guest, "chromium", "pliCount")
     print(f"Chromium over WHIP, 200 ms RTT, 1 % loss, {seconds:.0f} s: lost on its uplink {lost_up}; server NACKed "
           f"{nacks_sent:.0f}, Chromium saw {last.get('nackCount')} NACKs and resent {last.get('retransmittedPacketsSent')} "
