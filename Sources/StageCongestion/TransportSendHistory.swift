@@ -39,10 +39,18 @@ public final class TransportSendHistory {
         var size: Int32 = 0
     }
 
-    private var slots = [Slot](repeating: Slot(), count: TransportSendHistory.capacity)
+    /// Raw memory rather than an array: `sent` runs for every packet the subscriber is sent,
+    /// and an array held by a class checks its uniqueness on each write.
+    private let slots: UnsafeMutableBufferPointer<Slot>
     private var next: UInt16
 
-    public init(firstSequence: UInt16 = 0) { next = firstSequence }
+    public init(firstSequence: UInt16 = 0) {
+        next = firstSequence
+        slots = .allocate(capacity: Self.capacity)
+        slots.initialize(repeating: Slot())
+    }
+
+    deinit { slots.deallocate() }
 
     /// The number the next packet will take.
     public var nextSequence: UInt16 { next }

@@ -13,37 +13,41 @@ final class PacketCache {
     static let maximumAge: Duration = .seconds(1)
     let capacity: Int
     private let storage: UnsafeMutableRawBufferPointer
-    private var lengths: [Int]
-    private var sequences: [UInt16]
-    private var ssrcs: [UInt32]
-    private var arrivals: [ContinuousClock.Instant]
+    /// What each slot holds, beside its bytes in `storage`. Raw memory, like the bytes: a store
+    /// on every incoming packet checks no array's uniqueness.
+    private let entries: UnsafeMutableBufferPointer<Entry>
+
+    private struct Entry {
+        var length = 0
+        var sequence: UInt16 = 0
+        var ssrc: UInt32 = 0
+        var arrival: ContinuousClock.Instant
+    }
 
     init(capacity: Int = 512) {
         self.capacity = capacity
         storage = .allocate(byteCount: capacity * Self.slotSize, alignment: 8)
-        lengths = Array(repeating: 0, count: capacity)
-        sequences = Array(repeating: 0, count: capacity)
-        ssrcs = Array(repeating: 0, count: capacity)
-        arrivals = Array(repeating: .now, count: capacity)
+        entries = .allocate(capacity: capacity)
+        entries.initialize(repeating: Entry(arrival: .now))
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        entries.deallocate()
+    }
 
     func store(_ packet: UnsafeRawBufferPointer, ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant) {
         guard packet.count <= Self.slotSize else { return }
         let slot = Int(sequence) % capacity
         UnsafeMutableRawBufferPointer(rebasing: storage[slot * Self.slotSize..<slot * Self.slotSize + packet.count]).copyMemory(from: packet)
-        lengths[slot] = packet.count
-        sequences[slot] = sequence
-        ssrcs[slot] = ssrc
-        arrivals[slot] = now
+        entries[slot] = Entry(length: packet.count, sequence: sequence, ssrc: ssrc, arrival: now)
     }
 
     /// Whether the packet numbered `sequence` of `ssrc` is held (of any age: the slot is reused
     /// long before the sequence number wraps).
     func contains(ssrc: UInt32, sequence: UInt16) -> Bool {
-        let slot = Int(sequence) % capacity
-        return lengths[slot] > 0 && sequences[slot] == sequence && ssrcs[slot] == ssrc
+        let entry = entries[Int(sequence) % capacity]
+        return entry.length > 0 && entry.sequence == sequence && entry.ssrc == ssrc
     }
 
     /// Calls `body` with the cached packet, if it is still there and young enough to resend.
@@ -51,8 +55,9 @@ final class PacketCache {
     @discardableResult
     func withPacket(ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         let slot = Int(sequence) % capacity
-        guard lengths[slot] > 0, sequences[slot] == sequence, ssrcs[slot] == ssrc, now - arrivals[slot] <= Self.maximumAge else { return false }
-        body(UnsafeRawBufferPointer(rebasing: storage[slot * Self.slotSize..<slot * Self.slotSize + lengths[slot]]))
+        let entry = entries[slot]
+        guard entry.length > 0, entry.sequence == sequence, entry.ssrc == ssrc, now - entry.arrival <= Self.maximumAge else { return false }
+        body(UnsafeRawBufferPointer(rebasing: storage[slot * Self.slotSize..<slot * Self.slotSize + entry.length]))
         return true
     }
 }
