@@ -10,9 +10,9 @@ import Testing
 @Suite(.serialized)
 struct SubscriberPacerTests {
     /// What the sink saw: when, the first byte (the packet's index, written by its rewrite), its size.
-    final class Sent: Sendable {
+    final class Sent: PacedSink, Sendable {
         let packets = Mutex<[(at: ContinuousClock.Instant, index: UInt8, size: Int)]>([])
-        func sink(_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        func write(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
             var copy = [UInt8](packet)
             copy.withUnsafeMutableBytes(rewrite)
             packets.withLock { $0.append((.now, copy[0], copy.count)) }
@@ -35,11 +35,11 @@ struct SubscriberPacerTests {
             pacer.pace(for: 200_000)  // paced at 300 kbps
             var accepted = (0..<12).map { index in
                 [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { packet in
-                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, as: .video, via: sent.sink)
+                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, as: .video, via: sent)
                 }
             }
             accepted.append([UInt8](repeating: 0, count: 100).withUnsafeBytes { packet in
-                pacer.send(packet, rewrite: { $0[0] = 99 }, as: .audio, via: sent.sink)
+                pacer.send(packet, rewrite: { $0[0] = 99 }, as: .audio, via: sent)
             })
             // Kept alive until it has sent what it holds.
             loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(pacer) {} }
@@ -68,7 +68,7 @@ struct SubscriberPacerTests {
             let pacer = SubscriberPacer(eventLoop: loop)
             for index in 0..<12 {
                 _ = [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { packet in
-                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, as: .video, via: sent.sink)
+                    pacer.send(packet, rewrite: { $0[0] = UInt8(index) }, as: .video, via: sent)
                 }
             }
             return sent.count
@@ -84,7 +84,7 @@ struct SubscriberPacerTests {
             let pacer = SubscriberPacer(eventLoop: loop)
             pacer.pace(for: 200_000)
             let accepted = (0..<1_000).map { _ in
-                [UInt8](repeating: 0, count: 1_200).withUnsafeBytes { pacer.send($0, rewrite: { _ in }, as: .video, via: sent.sink) }
+                [UInt8](repeating: 0, count: 1_200).withUnsafeBytes { pacer.send($0, rewrite: { _ in }, as: .video, via: sent) }
             }
             pacer.close()
             return accepted
@@ -103,7 +103,7 @@ struct SubscriberPacerTests {
             let pacer = SubscriberPacer(eventLoop: loop)
             pacer.pace(for: 200_000)  // paced at 300 kbps; one burst is the 2,400-byte minimum
             let send = { (index: Int, traffic: SubscriberPacer.Traffic) in
-                [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { pacer.send($0, rewrite: { $0[0] = UInt8(index) }, as: traffic, via: sent.sink) }
+                [UInt8](repeating: 0, count: 1_000).withUnsafeBytes { pacer.send($0, rewrite: { $0[0] = UInt8(index) }, as: traffic, via: sent) }
             }
             // Video 0 leaves (1,000 in debt), 1 and 2 are held; repairs 10 and 11 take the
             // debt to 3,000 bytes; repair 12 would go beyond one burst.

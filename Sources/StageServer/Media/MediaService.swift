@@ -131,23 +131,14 @@ final class MediaService: @unchecked Sendable {
                                                    transportWide: sendHistory.flatMap { history in
                                                        Self.transportWideID(of: section).map { (id: $0, history: history) }
                                                    })
-                let sink: SubscriberPacer.Sink = { [weak peer] packet, rewrite in
-                    guard let peer else {
-                        MediaDropReason.sendNotReady.count()
-                        return false
-                    }
-                    guard writer.send(packet, rewrite: rewrite, on: peer) else { return false }
-                    forwarded.count(bytes: packet.count)
-                    return true
-                }
-                let traffic: SubscriberPacer.Traffic = producer.kind == .video ? .video : .audio
+                let output = ConsumerOutput(peer: peer, writer: writer, pacer: session.pacer,
+                                            traffic: producer.kind == .video ? .video : .audio, forwarded: forwarded)
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
-                                        payloadType: section.codec.payloadType) { [pacer = session.pacer] packet, rewrite in
-                    guard let pacer else { return sink(packet, rewrite) }
-                    return pacer.send(packet, rewrite: rewrite, as: traffic, via: sink)
+                                        payloadType: section.codec.payloadType) { packet, rewrite in
+                    output.send(packet, rewrite: rewrite)
                 }
-                if let pacer = session.pacer {
-                    consumer.sendRepair = { packet, rewrite in pacer.send(packet, rewrite: rewrite, as: .repair, via: sink) }
+                if session.pacer != nil {
+                    consumer.sendRepair = { packet, rewrite in output.sendRepair(packet, rewrite: rewrite) }
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
                 var retransmissionSSRC: UInt32?

@@ -13,12 +13,8 @@ import StageTransport
 /// is the direct one.
 ///
 /// A held packet's transport-wide number and send time are written when it leaves, by its
-/// `Sink`: the subscriber's delay estimate sees the link's queue, not ours.
+/// `PacedSink`: the subscriber's delay estimate sees the link's queue, not ours.
 final class SubscriberPacer {
-    /// Stamps, protects and sends one packet after `rewrite` (the consumer's header rewrite;
-    /// nothing for a held packet, rewritten already). False when it was not sent (counted).
-    typealias Sink = (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
-
     private var budget = PacingBudget()
     private var held = CircularBuffer<Held>()
     private var heldBytes = 0
@@ -42,7 +38,7 @@ final class SubscriberPacer {
 
     private struct Held {
         let bytes: [UInt8]
-        let sink: Sink
+        let sink: any PacedSink
     }
 
     init(eventLoop: (any EventLoop)?) {
@@ -59,8 +55,8 @@ final class SubscriberPacer {
     /// Sends `packet` through `sink` now, or holds it (true: it will be sent). Call on the
     /// media event loop.
     func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, as traffic: Traffic,
-              via sink: @escaping Sink) -> Bool {
-        guard budget.bitsPerSecond != nil, eventLoop != nil else { return sink(packet, rewrite) }
+              via sink: some PacedSink) -> Bool {
+        guard budget.bitsPerSecond != nil, eventLoop != nil else { return sink.write(packet, rewrite: rewrite) }
         let now = ContinuousClock.now
         switch traffic {
         case .video: break
@@ -69,11 +65,11 @@ final class SubscriberPacer {
             return false
         case .audio, .repair:
             budget.spend(packet.count, queuedBytes: heldBytes, now: now)
-            return sink(packet, rewrite)
+            return sink.write(packet, rewrite: rewrite)
         }
         if held.isEmpty, budget.maySend(queuedBytes: 0, now: now) {
             budget.spend(packet.count, queuedBytes: 0, now: now)
-            return sink(packet, rewrite)
+            return sink.write(packet, rewrite: rewrite)
         }
         guard heldBytes + packet.count <= Self.capacityBytes else {
             MediaDropReason.pacerQueueFull.count()
@@ -104,7 +100,7 @@ final class SubscriberPacer {
             held.removeFirst()
             heldBytes -= next.bytes.count
             budget.spend(next.bytes.count, queuedBytes: heldBytes, now: now)
-            _ = next.bytes.withUnsafeBytes { next.sink($0) { _ in } }
+            _ = next.bytes.withUnsafeBytes { next.sink.write($0) { _ in } }
         }
         scheduleDrain()
     }
@@ -121,4 +117,11 @@ final class SubscriberPacer {
 
     /// Lets the timer end with the pacer instead of keeping it alive.
     private struct WeakPacer { weak var pacer: SubscriberPacer? }
+}
+
+/// Where a pacer's packets go (`ConsumerOutput`; a recorder in tests).
+protocol PacedSink: AnyObject {
+    /// Stamps, protects and sends one packet after `rewrite` (the consumer's header rewrite;
+    /// nothing for a held packet, rewritten already). False when it was not sent (counted).
+    func write(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
 }
