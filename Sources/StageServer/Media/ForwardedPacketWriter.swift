@@ -1,3 +1,4 @@
+import NIOCore
 import StageCongestion
 import StageSFU
 import StageTransport
@@ -11,11 +12,20 @@ import StageWire
 /// - a transport-wide sequence number from the subscriber's one counter, remembered with the
 ///   time it left and its size, for our own estimate of its downlink from its transport-cc
 ///   feedback (Chromium, the SDK; draft-holmer-rmcat-transport-wide-cc-extensions-01).
-struct ForwardedPacketWriter {
+///
+/// A class of plain `let`s: the per-packet closure below borrows them, and retains nothing.
+final class ForwardedPacketWriter {
     /// The subscriber's abs-send-time extension ID (RFC 8285 one-byte form, 1…14), if negotiated.
     let absSendTimeID: UInt8?
-    /// Its transport-cc extension ID (1…14) and the numbering its streams share, if negotiated.
-    let transportWide: (id: UInt8, history: TransportSendHistory)?
+    /// Its transport-cc extension ID (1…14), if negotiated, and the numbering its streams share.
+    let transportWideID: UInt8?
+    let history: TransportSendHistory?
+
+    init(absSendTimeID: UInt8?, transportWide: (id: UInt8, history: TransportSendHistory)?) {
+        self.absSendTimeID = absSendTimeID
+        transportWideID = transportWide?.id
+        history = transportWide?.history
+    }
 
     /// Bytes the replaced block can add: its 4-byte header and two words of elements.
     static let maximumGrowth = 12
@@ -23,54 +33,50 @@ struct ForwardedPacketWriter {
     /// Copies `packet` into the peer's send buffer, lets `rewrite` change the copy's header, and
     /// protects and sends it. False when it was not sent (counted by the peer).
     func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, on peer: MediaPeer) -> Bool {
-        guard absSendTimeID != nil || transportWide != nil else { return peer.sendRTP(packet, rewrite: rewrite) }
-        let elapsed = Self.origin.duration(to: .now)
+        guard absSendTimeID != nil || transportWideID != nil else { return peer.sendRTP(packet, rewrite: rewrite) }
+        let sentAt = NIODeadline.now().uptimeNanoseconds
         return peer.sendRTP(maximumLength: packet.count + Self.maximumGrowth) { out in
-            let sequence = transportWide?.history.takeSequence()
+            let sequence = transportWideID == nil ? nil : history?.takeSequence()
             // The copy fails only for a packet whose header lengths are wrong, which the
             // publisher's session has refused already: then it goes out as it came.
-            let copied = copy(packet, sequence: sequence, elapsed: elapsed, into: out)
+            let copied = copy(packet, sequence: sequence, sentAt: sentAt, into: out)
             let length = copied ?? {
                 UnsafeMutableRawBufferPointer(rebasing: out[..<packet.count]).copyMemory(from: packet)
                 return packet.count
             }()
             rewrite(UnsafeMutableRawBufferPointer(rebasing: out[..<length]))
-            if copied != nil, let sequence, let transportWide {
-                transportWide.history.sent(sequence, size: length, at: Self.microseconds(elapsed))
+            if copied != nil, let sequence {
+                history?.sent(sequence, size: length, at: Self.microseconds(sentAt))
             }
             return length
         }
     }
 
-    private func copy(_ packet: UnsafeRawBufferPointer, sequence: UInt16?, elapsed: Duration,
+    private func copy(_ packet: UnsafeRawBufferPointer, sequence: UInt16?, sentAt: UInt64,
                       into out: UnsafeMutableRawBufferPointer) -> Int? {
-        switch (absSendTimeID, transportWide, sequence) {
-        case (let absID?, let wide?, let sequence?):
-            RTPHeader.copy(packet, replacingExtensionsWith: (id: absID, value: Self.absSendTime(elapsed)),
-                           and: (id: wide.id, value: RTPTransportSequenceNumber(value: sequence)), into: out)
-        case (nil, let wide?, let sequence?):
-            RTPHeader.copy(packet, replacingExtensionsWith: wide.id, value: RTPTransportSequenceNumber(value: sequence), into: out)
+        switch (absSendTimeID, transportWideID, sequence) {
+        case (let absID?, let wideID?, let sequence?):
+            RTPHeader.copy(packet, replacingExtensionsWith: (id: absID, value: Self.absSendTime(sentAt)),
+                           and: (id: wideID, value: RTPTransportSequenceNumber(value: sequence)), into: out)
+        case (nil, let wideID?, let sequence?):
+            RTPHeader.copy(packet, replacingExtensionsWith: wideID, value: RTPTransportSequenceNumber(value: sequence), into: out)
         case (let absID?, _, _):
-            RTPHeader.copy(packet, replacingExtensionsWith: absID, value: Self.absSendTime(elapsed), into: out)
+            RTPHeader.copy(packet, replacingExtensionsWith: absID, value: Self.absSendTime(sentAt), into: out)
         default:
             nil
         }
     }
 
-    private static let origin = ContinuousClock.now
-    /// 2⁻¹⁸ s in attoseconds: abs-send-time's unit.
-    private static let attosecondsPerTick: Int64 = 3_814_697_265_625
-
-    /// `elapsed` since the writers' origin as abs-send-time (6.18 fixed-point seconds, wrapping
-    /// every 64 s). Receivers compare differences only, so a monotonic clock serves.
-    static func absSendTime(_ elapsed: Duration) -> RTPAbsSendTime {
-        let (seconds, attoseconds) = elapsed.components
-        return RTPAbsSendTime(value: UInt32(truncatingIfNeeded: (seconds << 18) + attoseconds / attosecondsPerTick))
+    /// `nanoseconds` of a monotonic clock as abs-send-time (6.18 fixed-point seconds, wrapping
+    /// every 64 s). Receivers compare differences only, so any monotonic clock serves; this one
+    /// (`NIODeadline`'s, CLOCK_MONOTONIC) is a plain integer, cheaper per packet than a `Duration`.
+    static func absSendTime(_ nanoseconds: UInt64) -> RTPAbsSendTime {
+        let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return RTPAbsSendTime(value: UInt32(truncatingIfNeeded: (seconds << 18) + (fraction << 18) / 1_000_000_000))
     }
 
-    /// `elapsed` in microseconds: the send times `TransportSendHistory` keeps.
-    static func microseconds(_ elapsed: Duration) -> Int64 {
-        let (seconds, attoseconds) = elapsed.components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    /// `nanoseconds` in microseconds: the send times `TransportSendHistory` keeps.
+    static func microseconds(_ nanoseconds: UInt64) -> Int64 {
+        Int64(nanoseconds / 1_000)
     }
 }

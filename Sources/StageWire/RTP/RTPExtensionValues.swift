@@ -38,11 +38,11 @@ public enum RTPExtensionURI {
 /// abs-send-time: the sender's clock in seconds as 24-bit 6.18 fixed point, i.e. bits 14–37 of
 /// a 64-bit NTP timestamp; wraps every 64 s (webrtc.org abs-send-time).
 public struct RTPAbsSendTime: RTPHeaderExtensionValue {
-    public static let byteCount = 3
+    @inlinable public static var byteCount: Int { 3 }
     /// The 24-bit 6.18 value (upper bits ignored when written).
     public var value: UInt32
 
-    public init(value: UInt32) { self.value = value & 0x00FF_FFFF }
+    @inlinable public init(value: UInt32) { self.value = value & 0x00FF_FFFF }
 
     /// From a 64-bit NTP timestamp (32.32 fixed point).
     public init(ntpTime: UInt64) { self.init(value: UInt32(truncatingIfNeeded: ntpTime >> 14)) }
@@ -50,13 +50,14 @@ public struct RTPAbsSendTime: RTPHeaderExtensionValue {
     /// Seconds within the 64-second wrap, with 1/262144 s resolution.
     public var seconds: Double { Double(value) / 262_144 }
 
-    public var marshalSize: Int { Self.byteCount }
+    @inlinable public var marshalSize: Int { Self.byteCount }
 
     public init(parsing value: UnsafeRawBufferPointer) throws(RTPError) {
         guard value.count == Self.byteCount else { throw .extensionValueLength(expected: Self.byteCount, got: value.count) }
         self.value = UInt32(value[0]) << 16 | UInt32(value[1]) << 8 | UInt32(value[2])
     }
 
+    @inlinable
     public func write(to buffer: UnsafeMutableRawBufferPointer) {
         buffer[0] = UInt8(truncatingIfNeeded: value >> 16)
         buffer[1] = UInt8(truncatingIfNeeded: value >> 8)
@@ -67,20 +68,22 @@ public struct RTPAbsSendTime: RTPHeaderExtensionValue {
 /// Transport-wide sequence number: 16 bits, one counter across all streams of a transport
 /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2).
 public struct RTPTransportSequenceNumber: RTPHeaderExtensionValue {
-    public static let byteCount = 2
+    @inlinable public static var byteCount: Int { 2 }
     public var value: UInt16
 
-    public init(value: UInt16) { self.value = value }
+    @inlinable public init(value: UInt16) { self.value = value }
 
-    public var marshalSize: Int { Self.byteCount }
+    @inlinable public var marshalSize: Int { Self.byteCount }
 
     public init(parsing value: UnsafeRawBufferPointer) throws(RTPError) {
         guard value.count == Self.byteCount else { throw .extensionValueLength(expected: Self.byteCount, got: value.count) }
         self.value = UInt16(value[0]) << 8 | UInt16(value[1])
     }
 
+    @inlinable
     public func write(to buffer: UnsafeMutableRawBufferPointer) {
-        buffer.storeWireUInt16(value, at: 0)
+        buffer[0] = UInt8(truncatingIfNeeded: value >> 8)
+        buffer[1] = UInt8(truncatingIfNeeded: value)
     }
 }
 

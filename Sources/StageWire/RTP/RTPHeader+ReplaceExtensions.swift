@@ -9,6 +9,10 @@ extension RTPHeader {
     /// - Parameter id: 1…14 (RFC 8285 §4.2); `value` takes 1…16 bytes.
     /// - Returns: the length written, or nil when `packet` is shorter than its header says, the
     ///   element does not fit the one-byte form, or `destination` is too small.
+    ///
+    /// Inlinable: it runs for every packet forwarded, and a generic call from another module
+    /// would otherwise look up the value type's metadata each time instead of being specialized.
+    @inlinable
     public static func copy(
         _ packet: UnsafeRawBufferPointer, replacingExtensionsWith id: UInt8, value: some RTPHeaderExtensionValue,
         into destination: UnsafeMutableRawBufferPointer
@@ -20,7 +24,8 @@ extension RTPHeader {
     }
 
     /// The same with two elements, `first` then `second` (e.g. abs-send-time and a transport-wide
-    /// sequence number); nil also when both have the same ID.
+    /// sequence number); nil also when both have the same ID. Inlinable, like the one-element copy.
+    @inlinable
     public static func copy<First: RTPHeaderExtensionValue, Second: RTPHeaderExtensionValue>(
         _ packet: UnsafeRawBufferPointer, replacingExtensionsWith first: (id: UInt8, value: First),
         and second: (id: UInt8, value: Second), into destination: UnsafeMutableRawBufferPointer
@@ -34,13 +39,14 @@ extension RTPHeader {
         }
     }
 
-    private static func fitsOneByteForm(id: UInt8, size: Int) -> Bool {
+    @usableFromInline
+    static func fitsOneByteForm(id: UInt8, size: Int) -> Bool {
         (1...14).contains(id) && (1...16).contains(size)
     }
 
     /// Writes one one-byte-form element at `offset`; returns the offset after it.
-    @inline(__always) @discardableResult
-    private static func writeElement(id: UInt8, value: some RTPHeaderExtensionValue, at offset: Int,
+    @inlinable @inline(__always) @discardableResult
+    static func writeElement(id: UInt8, value: some RTPHeaderExtensionValue, at offset: Int,
                                      in destination: UnsafeMutableRawBufferPointer) -> Int {
         let size = value.marshalSize
         destination[offset] = id << 4 | UInt8(size - 1)
@@ -50,8 +56,8 @@ extension RTPHeader {
 
     /// Copies header and payload around a new one-byte-form block of `elementBytes` (padded to
     /// words) that `writeElements` fills from the offset it is given; returns the offset after them.
-    @inline(__always)
-    private static func copy(_ packet: UnsafeRawBufferPointer, elementBytes: Int, into destination: UnsafeMutableRawBufferPointer,
+    @inlinable @inline(__always)
+    static func copy(_ packet: UnsafeRawBufferPointer, elementBytes: Int, into destination: UnsafeMutableRawBufferPointer,
                              writeElements: (Int) -> Int) -> Int? {
         guard packet.count >= fixedSize else { return nil }
         let csrcEnd = fixedSize + 4 * Int(packet[0] & 0x0F)
@@ -68,7 +74,7 @@ extension RTPHeader {
         guard destination.count >= length else { return nil }
         UnsafeMutableRawBufferPointer(rebasing: destination[..<csrcEnd]).copyMemory(from: UnsafeRawBufferPointer(rebasing: packet[..<csrcEnd]))
         destination[0] |= RTPHeaderBits.extensionMask
-        let profile = RTPExtensionForm.oneByte.profile
+        let profile = RTPExtensionForm.oneByteProfile
         destination[csrcEnd] = UInt8(truncatingIfNeeded: profile >> 8)
         destination[csrcEnd + 1] = UInt8(truncatingIfNeeded: profile)
         destination[csrcEnd + 2] = UInt8(truncatingIfNeeded: (bodySize / 4) >> 8)

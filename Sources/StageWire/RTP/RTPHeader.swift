@@ -96,10 +96,11 @@ public struct RTPHeader: Hashable, Sendable {
 }
 
 /// Bit positions of the first two header octets (RFC 3550 §5.1), named rather than bitfields.
+@usableFromInline
 enum RTPHeaderBits {
     static let versionShift: UInt8 = 6
     static let paddingMask: UInt8 = 0x20
-    static let extensionMask: UInt8 = 0x10
+    @usableFromInline static let extensionMask: UInt8 = 0x10
     static let csrcCountMask: UInt8 = 0x0F
     static let markerMask: UInt8 = 0x80
     static let payloadTypeMask: UInt8 = 0x7F
