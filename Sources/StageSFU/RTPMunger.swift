@@ -154,9 +154,6 @@ public struct RTPMunger: Sendable {
     /// Whether `source` is older than (or the same as) the newest packet forwarded from its
     /// source: late, or resent by the publisher after a NACK. Such a packet goes through
     /// `fillGap`, not `rewrite`, which would number it as if it came after the newest.
-    /// Always inlined: it reads plain fields only, and a call would copy the whole munger (its
-    /// arrays retained and released) for every packet forwarded.
-    @inline(__always)
     public func isLate(_ source: RTPFixedFields) -> Bool {
         started && source.ssrc == sourceSSRC && !Self.isNewer(source.sequenceNumber, than: lastSourceSequence)
     }
