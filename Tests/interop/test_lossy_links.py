@@ -16,8 +16,12 @@ FPS = 20
 RECORD_SECONDS = 15
 
 
+def _metrics_text(server):
+    return server.lab.run(server.host, ["curl", "-sf", "-m", "5", f"http://127.0.0.1:{HTTP_PORT}/metrics"]).stdout
+
+
 def _metric(server, name):
-    text = server.lab.run(server.host, ["curl", "-sf", "-m", "5", f"http://127.0.0.1:{HTTP_PORT}/metrics"]).stdout
+    text = _metrics_text(server)
     match = re.search(rf"^{re.escape(name)} ([0-9.e+]+)$", text, re.M)
     return float(match.group(1)) if match else 0.0
 
@@ -25,7 +29,7 @@ def _metric(server, name):
 def _drops(server):
     """The server's nonzero `proscenium_media_dropped_total` counters by reason: where packets
     that reached it went, if a run loses more than the emulator dropped."""
-    text = server.lab.run(server.host, ["curl", "-sf", "-m", "5", f"http://127.0.0.1:{HTTP_PORT}/metrics"]).stdout
+    text = _metrics_text(server)
     return {reason: float(value) for reason, value in
             re.findall(r'^proscenium_media_dropped_total\{reason="([a-z_]+)"\} ([0-9.e+]+)$', text, re.M) if float(value)}
 

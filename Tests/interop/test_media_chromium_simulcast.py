@@ -14,6 +14,7 @@ from aiortc import RTCSessionDescription
 
 from test_media_aiortc import peer, post_offer
 from test_sdk_media_interop import wait_published
+from whep_page import console_objects
 
 # A WHIP publisher page: camera and microphone from Chromium's fake devices, the video sent with
 # `encodings` (three simulcast layers by default), and once a second the selected candidate
@@ -157,15 +158,9 @@ async def watch_through_signaling(events_url, token, publisher_id, seconds, swit
 
 
 def _sent_layers(log_path):
-    """The last `LAYERS` line the publisher page logged: {rid: [width, height, limitation]}."""
-    lines = [line for line in log_path.read_text(errors="replace").splitlines() if "LAYERS {" in line]
-    if not lines:
-        return {}
-    text = lines[-1][lines[-1].index("LAYERS {") + len("LAYERS "):]
-    try:
-        return json.loads(text[:text.rindex("}") + 1])
-    except ValueError:
-        return {}
+    """The last `LAYERS` object the publisher page logged: {rid: [width, height, limitation]}."""
+    logged = console_objects(log_path, "LAYERS")
+    return logged[-1] if logged else {}
 
 
 def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_path):

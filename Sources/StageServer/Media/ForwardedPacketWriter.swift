@@ -17,7 +17,8 @@ import StageWire
 final class ForwardedPacketWriter {
     /// The subscriber's abs-send-time extension ID (RFC 8285 one-byte form, 1…14), if negotiated.
     let absSendTimeID: UInt8?
-    /// Its transport-cc extension ID (1…14), if negotiated, and the numbering its streams share.
+    /// Its transport-cc extension ID (1…14), if negotiated, and the numbering its streams share
+    /// (both set, or both nil).
     let transportWideID: UInt8?
     let history: TransportSendHistory?
 
@@ -36,7 +37,7 @@ final class ForwardedPacketWriter {
         guard absSendTimeID != nil || transportWideID != nil else { return peer.sendRTP(packet, rewrite: rewrite) }
         let sentAt = NIODeadline.now().uptimeNanoseconds
         return peer.sendRTP(maximumLength: packet.count + Self.maximumGrowth) { out in
-            let sequence = transportWideID == nil ? nil : history?.takeSequence()
+            let sequence = history?.takeSequence()
             // The copy fails only for a packet whose header lengths are wrong, which the
             // publisher's session has refused already: then it goes out as it came.
             let copied = copy(packet, sequence: sequence, sentAt: sentAt, into: out)
