@@ -207,7 +207,8 @@ def _proc_start_time(pid):
 def _owner_alive(prefix):
     """Is the process that created `prefix` still running?
 
-    With an owner file: that exact process (pid and start time). Without one (crash between
+    With an owner file (named by the prefix without its dash): that exact process (pid and
+    start time). Without one (crash between
     claiming the prefix and writing the file): any live process whose pid % 10000 matches,
     which errs on the side of keeping a live parallel run's namespaces.
     """
@@ -215,7 +216,7 @@ def _owner_alive(prefix):
     if not match:
         return True
     try:
-        pid, start = (int(x) for x in (OWNER_DIR / match.group(1)).read_text().split())
+        pid, start = (int(x) for x in (OWNER_DIR / match.group(1)[:-1]).read_text().split())
         return _proc_start_time(pid) == start
     except (OSError, ValueError):
         pass

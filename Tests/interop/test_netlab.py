@@ -352,6 +352,21 @@ def test_sweep_removes_only_dead_runs():
             (OWNER_DIR / prefix[:-1]).unlink(missing_ok=True)
 
 
+def test_owner_file_decides_even_when_a_live_pid_shares_the_prefix_number():
+    # The prefix's number is a pid modulo 10000: without reading the owner file, our own live
+    # process would keep this dead run's namespaces forever.
+    prefix = f"pn{os.getpid() % 10000}zx-"
+    OWNER_DIR.mkdir(parents=True, exist_ok=True)
+    owner = OWNER_DIR / prefix[:-1]
+    try:
+        owner.write_text(f"{os.getpid()} 1\n")  # start time 1: our pid, but not our process
+        assert not netlab_module._owner_alive(prefix)
+        owner.write_text(f"{os.getpid()} {netlab_module._proc_start_time(os.getpid())}\n")
+        assert netlab_module._owner_alive(prefix)
+    finally:
+        owner.unlink(missing_ok=True)
+
+
 # --------------------------------------------------------------------------- preconditions
 
 def test_not_root_fails_with_the_reason(monkeypatch):
