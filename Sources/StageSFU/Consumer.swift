@@ -116,7 +116,7 @@ public final class Consumer {
     ///   that at most once per packet, for whichever consumer asks first.
     /// - Parameter temporal: the packet's VP8 temporal layer, if its descriptor has one.
     func forward(_ packet: UnsafeRawBufferPointer, fields: RTPFixedFields, layer: Int, temporal: TemporalLayerFilter.Mark? = nil,
-                 flowing: [Bool], payloadOffset: Int, now: ContinuousClock.Instant, isKeyframeStart: () -> Bool) {
+                 flowing: [Bool], payloadOffset: Int, now: PacketTime, isKeyframeStart: () -> Bool) {
         guard !isPaused else {
             observer?.dropped(.consumerPaused)
             return
@@ -190,7 +190,7 @@ public final class Consumer {
     /// as RTX packets when the subscriber negotiated RTX (RFC 4588), else as they were.
     /// - Returns: how many were resent.
     @discardableResult
-    public func retransmit(_ lost: [UInt16], now: ContinuousClock.Instant = .now) -> Int {
+    public func retransmit(_ lost: [UInt16], now: PacketTime = .now) -> Int {
         var resent = 0
         defer { observer?.retransmitted(requested: lost.count, answered: resent) }
         guard let producer, !producer.caches.isEmpty else {

@@ -11,7 +11,7 @@ public struct LayerActivity: Sendable, Equatable {
     /// The layers the publisher should send now. All of them to begin with: what a publisher
     /// sends before it is told anything.
     public private(set) var enabled: [Bool]
-    private var unwantedSince: [ContinuousClock.Instant?]
+    private var unwantedSince: [PacketTime?]
 
     public init(layerCount: Int) {
         enabled = Array(repeating: true, count: layerCount)
@@ -20,7 +20,7 @@ public struct LayerActivity: Sendable, Equatable {
 
     /// Weighs which layers are wanted now (`Producer.layersInUse()`).
     /// - Returns: the new `enabled` when it changed, nil when it did not.
-    public mutating func update(wanted: [Bool], now: ContinuousClock.Instant) -> [Bool]? {
+    public mutating func update(wanted: [Bool], now: PacketTime) -> [Bool]? {
         var next = enabled
         for index in enabled.indices {
             if index == 0 || (wanted.indices.contains(index) && wanted[index]) {

@@ -32,7 +32,7 @@ public struct PacingBudget: Sendable {
     public private(set) var bitsPerSecond: Int?
     /// Bytes that may leave now; negative: the debt the last packet left.
     private var bytes = 0.0
-    private var updatedAt: ContinuousClock.Instant?
+    private var updatedAt: PacketTime?
 
     public init() {}
 
@@ -43,7 +43,7 @@ public struct PacingBudget: Sendable {
     }
 
     /// Whether a packet may leave at `now`, with `queuedBytes` waiting.
-    public mutating func maySend(queuedBytes: Int, now: ContinuousClock.Instant) -> Bool {
+    public mutating func maySend(queuedBytes: Int, now: PacketTime) -> Bool {
         refill(queuedBytes: queuedBytes, now: now)
         return bitsPerSecond == nil || bytes >= 0
     }
@@ -52,14 +52,14 @@ public struct PacingBudget: Sendable {
     /// budget is less than one burst in debt (a repair goes ahead of held media; beyond that
     /// the link is sent more than its estimate, and the receiver asks again after its RTT or
     /// asks for a keyframe).
-    public mutating func mayRepair(queuedBytes: Int, now: ContinuousClock.Instant) -> Bool {
+    public mutating func mayRepair(queuedBytes: Int, now: PacketTime) -> Bool {
         refill(queuedBytes: queuedBytes, now: now)
         guard let rate = rate(queuedBytes: queuedBytes) else { return true }
         return bytes >= -Self.burstBytes(rate: rate)
     }
 
     /// A packet of `size` bytes left (whether it was paced or not: audio is counted, not held).
-    public mutating func spend(_ size: Int, queuedBytes: Int, now: ContinuousClock.Instant) {
+    public mutating func spend(_ size: Int, queuedBytes: Int, now: PacketTime) {
         refill(queuedBytes: queuedBytes, now: now)
         if bitsPerSecond != nil { bytes -= Double(size) }
     }
@@ -77,7 +77,7 @@ public struct PacingBudget: Sendable {
         return max(Double(bitsPerSecond), drain)
     }
 
-    private mutating func refill(queuedBytes: Int, now: ContinuousClock.Instant) {
+    private mutating func refill(queuedBytes: Int, now: PacketTime) {
         defer { updatedAt = now }
         guard let rate = rate(queuedBytes: queuedBytes), let last = updatedAt, now > last else { return }
         bytes = min(bytes + rate / 8 * Self.seconds(now - last), Self.burstBytes(rate: rate))

@@ -21,14 +21,14 @@ final class PacketCache {
         var length = 0
         var sequence: UInt16 = 0
         var ssrc: UInt32 = 0
-        var arrival: ContinuousClock.Instant
+        var arrival: PacketTime
     }
 
     init(capacity: Int = 512) {
         self.capacity = capacity
         storage = .allocate(byteCount: capacity * Self.slotSize, alignment: 8)
         entries = .allocate(capacity: capacity)
-        entries.initialize(repeating: Entry(arrival: .now))
+        entries.initialize(repeating: Entry(arrival: PacketTime(nanoseconds: 0)))
     }
 
     deinit {
@@ -36,7 +36,7 @@ final class PacketCache {
         entries.deallocate()
     }
 
-    func store(_ packet: UnsafeRawBufferPointer, ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant) {
+    func store(_ packet: UnsafeRawBufferPointer, ssrc: UInt32, sequence: UInt16, now: PacketTime) {
         guard packet.count <= Self.slotSize else { return }
         let slot = Int(sequence) % capacity
         UnsafeMutableRawBufferPointer(rebasing: storage[slot * Self.slotSize..<slot * Self.slotSize + packet.count]).copyMemory(from: packet)
@@ -53,7 +53,7 @@ final class PacketCache {
     /// Calls `body` with the cached packet, if it is still there and young enough to resend.
     /// - Returns: whether it was.
     @discardableResult
-    func withPacket(ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+    func withPacket(ssrc: UInt32, sequence: UInt16, now: PacketTime, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         let slot = Int(sequence) % capacity
         let entry = entries[slot]
         guard entry.length > 0, entry.sequence == sequence, entry.ssrc == ssrc, now - entry.arrival <= Self.maximumAge else { return false }

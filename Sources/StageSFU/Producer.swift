@@ -16,7 +16,7 @@ public final class Producer {
     public let layers: [String]
     /// The SSRC each layer arrives on, once seen (indexed like `layers`).
     var layerSSRCs: [UInt32?]
-    private var lastPacketAt: [ContinuousClock.Instant?]
+    private var lastPacketAt: [PacketTime?]
     /// Which layers delivered a packet recently, updated in place on each packet.
     private var flowing: [Bool]
     /// Bytes received per layer (or for the plain track) since the last `measureLayerRates`.
@@ -25,7 +25,7 @@ public final class Producer {
     public private(set) var layerBitrates: [Int]
     /// How each layer's bytes split over its VP8 temporal layers, where it has them.
     private var temporalRates: TemporalLayerRates
-    private var lastMeasurement: ContinuousClock.Instant?
+    private var lastMeasurement: PacketTime?
     /// The SSRC of the latest packet not on a simulcast layer (a plain track's).
     private var plainSSRC: UInt32?
     /// A layer silent this long no longer counts as flowing.
@@ -46,7 +46,7 @@ public final class Producer {
     public var onUpstreamLoss: (() -> Void)?
     /// Sends a keyframe request (PLI) for `ssrc` towards the publisher.
     let requestKeyframe: (_ ssrc: UInt32) -> Void
-    private var lastKeyframeRequest: ContinuousClock.Instant?
+    private var lastKeyframeRequest: PacketTime?
     /// Hears every drop and keyframe request of this producer and its consumers, to count them.
     public let observer: (any ForwardingObserver)?
     /// A muted track is not forwarded (its publisher said so); unmuting asks for a keyframe, and
@@ -89,7 +89,7 @@ public final class Producer {
     ///   - payloadOffset: where the RTP payload starts (after CSRCs and extensions).
     ///   - fields: its header fields, from the parse the caller already did.
     public func receive(_ packet: UnsafeMutableRawBufferPointer, fields: RTPFixedFields, layer: Int = 0, payloadOffset: Int = 12,
-                        now: ContinuousClock.Instant = .now) {
+                        now: PacketTime = .now) {
         let ssrc = fields.ssrc
         // `ssrcs` is hashed only when a layer (or the plain track) arrives on a new SSRC.
         if layers.indices.contains(layer) {
@@ -145,7 +145,7 @@ public final class Producer {
     /// Layers the publisher was told to stop sending (dynacast), indexed like `layers`.
     public private(set) var pausedByPublisher: [Bool]
     /// When each layer was last told to resume (it measures 0 until it flows again).
-    private var resumedAt: [ContinuousClock.Instant?]
+    private var resumedAt: [PacketTime?]
     /// Each layer's recent peak bitrate: the highest measurement, decaying by a fifth a
     /// measurement once the layer has flowed a whole `resumeGrace` (not while it resumes: an
     /// encoder ramps up after a resume, and a peak worn down by those measurements once offered
@@ -158,7 +158,7 @@ public final class Producer {
     public static let resumeGrace: Duration = .seconds(3)
 
     /// Records which layers the publisher was told to send (dynacast).
-    public func setPublisherLayers(enabled: [Bool], now: ContinuousClock.Instant = .now) {
+    public func setPublisherLayers(enabled: [Bool], now: PacketTime = .now) {
         for index in pausedByPublisher.indices where enabled.indices.contains(index) {
             if pausedByPublisher[index], enabled[index] { resumedAt[index] = now }
             pausedByPublisher[index] = !enabled[index]
@@ -170,7 +170,7 @@ public final class Producer {
     /// or resumed less than `resumeGrace` ago (not measured over a whole second yet, so at least
     /// that peak); 0 for a layer that stopped by itself. A layer on offer never costs less than
     /// the one below it (a higher simulcast layer carries more pixels).
-    public func allocatableBitrates(now: ContinuousClock.Instant = .now) -> [Int] {
+    public func allocatableBitrates(now: PacketTime = .now) -> [Int] {
         var costs = layerBitrates.indices.map { index in
             guard pausedByPublisher.indices.contains(index) else { return layerBitrates[index] }
             if pausedByPublisher[index] { return lastKnownBitrates[index] }
@@ -184,7 +184,7 @@ public final class Producer {
 
     /// The steps a subscriber's allocator may choose: `allocatableBitrates` per simulcast layer,
     /// split where a layer has VP8 temporal layers (`TemporalLayerRates.steps`).
-    public func allocationSteps(now: ContinuousClock.Instant = .now) -> [LayerStep] {
+    public func allocationSteps(now: PacketTime = .now) -> [LayerStep] {
         temporalRates.steps(costs: allocatableBitrates(now: now))
     }
 
@@ -195,7 +195,7 @@ public final class Producer {
     }
 
     /// Whether a layer was told to resume less than `resumeGrace` ago.
-    private func isResuming(_ index: Int, now: ContinuousClock.Instant) -> Bool {
+    private func isResuming(_ index: Int, now: PacketTime) -> Bool {
         resumedAt.indices.contains(index) && resumedAt[index].map { now - $0 < Self.resumeGrace } ?? false
     }
 
@@ -216,13 +216,13 @@ public final class Producer {
 
     /// Turns the bytes received since the last call into each layer's bitrate (call about once
     /// a second); a layer that stopped flowing measures 0.
-    public func measureLayerRates(now: ContinuousClock.Instant = .now) {
+    public func measureLayerRates(now: PacketTime = .now) {
         defer {
             lastMeasurement = now
             for index in layerBytes.indices { layerBytes[index] = 0 }
         }
         guard let last = lastMeasurement else { return }
-        let seconds = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
+        let seconds = Double(now.nanoseconds - last.nanoseconds) / 1e9
         guard seconds > 0 else { return }
         updateFlowing(now: now)
         temporalRates.measure()
@@ -242,7 +242,7 @@ public final class Producer {
 
     /// Notes the packet's sequence number; a gap is asked for at once, one too large to repair
     /// asks for a keyframe.
-    private func trackLoss(index: Int, ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant) {
+    private func trackLoss(index: Int, ssrc: UInt32, sequence: UInt16, now: PacketTime) {
         guard let requestRetransmission else { return }
         if trackedSSRCs[index] != ssrc {
             trackedSSRCs[index] = ssrc
@@ -261,7 +261,7 @@ public final class Producer {
     /// Asks the publisher again for what is still missing, and for a keyframe of a layer where
     /// a packet was given up on. Called every `lossCheckInterval` by the publisher's session
     /// while `isRepairingUpstreamLoss`.
-    public func checkUpstreamLoss(now: ContinuousClock.Instant = .now) {
+    public func checkUpstreamLoss(now: PacketTime = .now) {
         guard let requestRetransmission else { return }
         for index in lossTrackers.indices {
             guard let ssrc = trackedSSRCs[index] else { continue }
@@ -275,7 +275,7 @@ public final class Producer {
     }
 
     /// A keyframe of the layer a cache (and loss tracker) belongs to.
-    private func keyframeNeeded(cacheIndex: Int, reason: KeyframeRequestReason, now: ContinuousClock.Instant) {
+    private func keyframeNeeded(cacheIndex: Int, reason: KeyframeRequestReason, now: PacketTime) {
         if layers.isEmpty {
             keyframeNeeded(reason: reason, now: now)
         } else {
@@ -291,7 +291,7 @@ public final class Producer {
 
     /// Calls `body` with a recent packet of this track, if a cache still holds it.
     /// - Returns: whether one did.
-    func withCachedPacket(ssrc: UInt32, sequence: UInt16, now: ContinuousClock.Instant, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+    func withCachedPacket(ssrc: UInt32, sequence: UInt16, now: PacketTime, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         caches.contains { $0.withPacket(ssrc: ssrc, sequence: sequence, now: now, body) }
     }
 
@@ -303,21 +303,21 @@ public final class Producer {
     }
 
     /// Marks which layers delivered a packet recently (in place: no allocation per packet).
-    private func updateFlowing(now: ContinuousClock.Instant) {
+    private func updateFlowing(now: PacketTime) {
         for index in flowing.indices {
             flowing[index] = lastPacketAt[index].map { now - $0 < Self.layerTimeout } ?? false
         }
     }
 
     /// Asks the publisher for a keyframe on one layer, rate limited per producer.
-    func keyframeNeeded(layer: Int, reason: KeyframeRequestReason, now: ContinuousClock.Instant = .now) {
+    func keyframeNeeded(layer: Int, reason: KeyframeRequestReason, now: PacketTime = .now) {
         guard layerSSRCs.indices.contains(layer), let ssrc = layerSSRCs[layer], mayRequestKeyframe(now: now) else { return }
         observer?.keyframeRequested(reason)
         requestKeyframe(ssrc)
     }
 
     /// A consumer or the SFU wants a keyframe: ask the publisher, rate limited.
-    public func keyframeNeeded(reason: KeyframeRequestReason, now: ContinuousClock.Instant = .now) {
+    public func keyframeNeeded(reason: KeyframeRequestReason, now: PacketTime = .now) {
         guard kind == .video, !ssrcs.isEmpty, mayRequestKeyframe(now: now) else { return }
         for ssrc in ssrcs {
             observer?.keyframeRequested(reason)
@@ -327,7 +327,7 @@ public final class Producer {
 
     /// Whether a keyframe request may go now (at most one per `keyframeRequestInterval`); if so,
     /// it counts as sent, and if not, as throttled.
-    private func mayRequestKeyframe(now: ContinuousClock.Instant) -> Bool {
+    private func mayRequestKeyframe(now: PacketTime) -> Bool {
         if let last = lastKeyframeRequest, now - last < Self.keyframeRequestInterval {
             observer?.dropped(.keyframeRequestThrottled)
             return false

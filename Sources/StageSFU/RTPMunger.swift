@@ -15,7 +15,7 @@ public struct RTPMunger: Sendable {
     private var started = false
     /// The source whose numbering the offsets are for.
     private var sourceSSRC: UInt32?
-    private var lastForwardedAt: ContinuousClock.Instant?
+    private var lastForwardedAt: PacketTime?
     /// The latest sources and where their outgoing numbering began, newest last, so a NACK
     /// for a packet sent before a layer switch still finds its original.
     private var epochs: [Epoch] = []
@@ -46,7 +46,7 @@ public struct RTPMunger: Sendable {
     /// - Parameter edges: where the packet sits in its frame, on a stream whose frames may be
     ///   dropped (`drop`); nil: every gap before it is kept.
     public mutating func rewrite(_ packet: UnsafeMutableRawBufferPointer, source: RTPFixedFields, edges: FrameEdges? = nil,
-                                 now: ContinuousClock.Instant = .now) {
+                                 now: PacketTime = .now) {
         let ssrc = source.ssrc, sequence = source.sequenceNumber, timestamp = source.timestamp
         let resynced = resyncPending && started && ssrc == sourceSSRC
         resyncPending = false
@@ -56,8 +56,7 @@ public struct RTPMunger: Sendable {
             sourceSSRC = ssrc
         } else if ssrc != sourceSSRC {
             sourceSSRC = ssrc
-            let elapsed = lastForwardedAt.map { now - $0 } ?? .zero
-            let milliseconds = UInt32(clamping: max(1, elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = UInt32(clamping: max(1, lastForwardedAt.map { (now.nanoseconds - $0.nanoseconds) / 1_000_000 } ?? 0))
             sequenceOffset = lastSequence &+ 1 &- sequence
             timestampOffset = lastTimestamp &+ milliseconds &* Self.ticksPerMillisecond &- timestamp
         } else if resynced {

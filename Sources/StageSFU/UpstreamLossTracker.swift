@@ -15,8 +15,8 @@ public struct UpstreamLossTracker: Sendable {
 
     struct Missing: Sendable {
         var sequence: UInt16
-        var missedAt: ContinuousClock.Instant
-        var requestedAt: ContinuousClock.Instant?
+        var missedAt: PacketTime
+        var requestedAt: PacketTime?
         var requests: Int
     }
 
@@ -46,7 +46,7 @@ public struct UpstreamLossTracker: Sendable {
     }
 
     /// Records an arriving packet's sequence number.
-    public mutating func received(_ sequence: UInt16, now: ContinuousClock.Instant) -> Arrival {
+    public mutating func received(_ sequence: UInt16, now: PacketTime) -> Arrival {
         guard let last = highest else {
             highest = sequence
             return .ok
@@ -88,7 +88,7 @@ public struct UpstreamLossTracker: Sendable {
     /// The sequence numbers to ask for again now, and whether any was given up on (then the
     /// stream needs a keyframe). Call it periodically (every 10–20 ms).
     /// - Parameter roundTrip: the round trip to the publisher, if known better than `roundTrip`.
-    public mutating func due(now: ContinuousClock.Instant, roundTrip known: Duration? = nil) -> (requests: [UInt16], gaveUp: Bool) {
+    public mutating func due(now: PacketTime, roundTrip known: Duration? = nil) -> (requests: [UInt16], gaveUp: Bool) {
         guard !missing.isEmpty else { return ([], false) }
         let interval = max(Self.minimumInterval, known ?? roundTrip ?? .milliseconds(100))
         var gaveUp = false

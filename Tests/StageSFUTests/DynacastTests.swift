@@ -3,8 +3,8 @@ import Testing
 
 /// Dynacast: which simulcast layers a publisher should send, from what its consumers want.
 struct DynacastTests {
-    static let start = ContinuousClock.now
-    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    static let start = PacketTime.now
+    static func at(_ milliseconds: Int) -> PacketTime { start + .milliseconds(milliseconds) }
 
     @Test("a wanted layer is enabled at once; an unwanted one is paused after 3 s; the lowest never is")
     func activity() {
@@ -46,7 +46,7 @@ struct DynacastTests {
     @Test("a paused layer stays on offer to the allocators at its last measured rate; one that stopped by itself does not")
     func allocatableBitrates() {
         let (producer, _) = Self.simulcast()
-        let now = ContinuousClock.now
+        let now = PacketTime.now
         producer.measureLayerRates(now: now)
         for (layer, ssrc) in [(0, UInt32(0x10)), (1, 0x11), (2, 0x12)] {
             var packet = RTPMungerTests.packet(ssrc: ssrc, sequence: 1, timestamp: 0) + [UInt8](repeating: 0, count: 1_237)
@@ -75,7 +75,7 @@ struct DynacastTests {
     }
 
     /// One second of a layer: `bytes` in one packet at `at`.
-    static func send(_ producer: Producer, layer: Int, bytes: Int, sequence: UInt16, at: ContinuousClock.Instant) {
+    static func send(_ producer: Producer, layer: Int, bytes: Int, sequence: UInt16, at: PacketTime) {
         var packet = RTPMungerTests.packet(ssrc: 0x10 + UInt32(layer), sequence: sequence, timestamp: 0)
         packet += [UInt8](repeating: 0, count: bytes - packet.count)
         packet.withUnsafeMutableBytes { producer.receive($0, fields: RTPFixedFields(UnsafeRawBufferPointer($0)), layer: layer, now: at) }
@@ -84,7 +84,7 @@ struct DynacastTests {
     @Test("a resumed layer ramping up keeps its peak; it decays once the layer has flowed a whole grace; a layer on offer never costs less than the one below")
     func resumedPeakAndOrder() {
         let (producer, _) = Self.simulcast()
-        let now = ContinuousClock.now
+        let now = PacketTime.now
         producer.measureLayerRates(now: now)
         Self.send(producer, layer: 0, bytes: 1_250, sequence: 1, at: now)
         Self.send(producer, layer: 1, bytes: 5_000, sequence: 1, at: now)

@@ -5,7 +5,7 @@ import Testing
 /// held longer than `longestQueue`.
 struct PacingBudgetTests {
     static let start = ContinuousClock.now
-    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    static func at(_ milliseconds: Int) -> PacketTime { PacketTime(start + .milliseconds(milliseconds)) }
     static func may(_ budget: inout PacingBudget, at milliseconds: Int) -> Bool {
         budget.maySend(queuedBytes: 0, now: at(milliseconds))
     }

@@ -13,7 +13,7 @@ struct RTPMungerTests {
 
     func rewrite(_ munger: inout RTPMunger, _ bytes: [UInt8], atMillisecond ms: Int = 0) -> (ssrc: UInt32, sequence: UInt16, timestamp: UInt32, pt: UInt8, marker: Bool) {
         var copy = bytes
-        copy.withUnsafeMutableBytes { munger.rewrite($0, source: RTPFixedFields(UnsafeRawBufferPointer($0)), now: Self.start + .milliseconds(ms)) }
+        copy.withUnsafeMutableBytes { munger.rewrite($0, source: RTPFixedFields(UnsafeRawBufferPointer($0)), now: PacketTime(Self.start + .milliseconds(ms))) }
         return copy.withUnsafeMutableBytes { p in
             (RTPFixedFields(UnsafeRawBufferPointer(p)).ssrc, RTPFixedFields(UnsafeRawBufferPointer(p)).sequenceNumber,
              RTPFixedFields(UnsafeRawBufferPointer(p)).timestamp, p[1] & 0x7F, p[1] & 0x80 != 0)

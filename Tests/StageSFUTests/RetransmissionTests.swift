@@ -9,7 +9,7 @@ struct RetransmissionTests {
         var packets: [[UInt8]] = []
     }
 
-    static let start = ContinuousClock.now
+    static let start = PacketTime.now
 
     static func consumer(of producer: Producer, sink: Sink) -> Consumer {
         Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { packet, rewrite in

@@ -148,7 +148,7 @@ struct TemporalForwardingTests {
     @Test("a stream without simulcast offers its temporal layers to allocators once a second of them was measured; a simulcast one is not such a stream")
     func singleStreamWithTemporalLayers() {
         let (producer, _, _) = ProducerConsumerTests().setUp()
-        let start = ContinuousClock.now
+        let start = PacketTime.now
         producer.measureLayerRates(now: start)
         #expect(!producer.isSingleStreamWithTemporalLayers, "nothing measured yet")
         var tl0: UInt8 = 0

@@ -5,7 +5,7 @@ import Testing
 /// every round trip, a limit, and a keyframe when a packet is given up on.
 struct UpstreamLossTrackerTests {
     static let start = ContinuousClock.now
-    static func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
+    static func at(_ ms: Int) -> PacketTime { PacketTime(start + .milliseconds(ms)) }
 
     @Test("a gap is asked for at once; in-order packets and duplicates ask for nothing")
     func gapIsAskedAtOnce() {

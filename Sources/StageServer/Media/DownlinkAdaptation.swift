@@ -167,7 +167,7 @@ final class DownlinkAdaptation {
         // The link is the limit only while less arrives than is sent into it: a queue that grew
         // before a layer was stopped still reads as over-use, and cutting to what arrived while
         // little was sent would leave the estimate below the lowest layer.
-        let cutFrom = delay.overuseCut(nowMicros: Int64(IncomingStream.micros(now)))
+        let cutFrom = delay.overuseCut(nowMicros: Int64(PacketTime(now).microseconds))
         guard delay.usage == .overusing else {
             overuseArrivals = (0, 0)
             return
@@ -410,7 +410,7 @@ final class DownlinkAdaptation {
         var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
         for consumer in consumers.values where consumer.isAllocated {
             guard let producer = consumer.producer else { continue }
-            let steps = producer.allocationSteps(now: now)
+            let steps = producer.allocationSteps(now: PacketTime(now))
             // The subscription's own ceiling is a simulcast layer: its highest step.
             let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
             tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred, ranks: steps.map(\.rank)))

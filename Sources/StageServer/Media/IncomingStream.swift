@@ -12,25 +12,16 @@ final class IncomingStream {
         statistics = ReceiverStatistics(ssrc: ssrc, clockRate: kind == .audio ? 48_000 : 90_000)
     }
 
-    func received(_ header: RTPHeader, now: ContinuousClock.Instant) {
-        statistics.record(sequenceNumber: header.sequenceNumber, rtpTimestamp: header.timestamp, arrivalMicros: Self.micros(now))
+    func received(_ header: RTPHeader, now: PacketTime) {
+        statistics.record(sequenceNumber: header.sequenceNumber, rtpTimestamp: header.timestamp, arrivalMicros: now.microseconds)
     }
 
-    func senderReport(_ report: RTCPSenderReport, now: ContinuousClock.Instant) {
-        statistics.recordSenderReport(report, arrivalMicros: Self.micros(now))
+    func senderReport(_ report: RTCPSenderReport, now: PacketTime) {
+        statistics.recordSenderReport(report, arrivalMicros: now.microseconds)
     }
 
     /// The report block for the next receiver report; nil before the first packet.
-    func reportBlock(now: ContinuousClock.Instant) -> RTCPReceptionReport? {
-        statistics.makeReportBlock(nowMicros: Self.micros(now))
-    }
-
-    private static let epoch = ContinuousClock.now
-
-    /// Microseconds since the process's first use of this type: the arrival clock of the
-    /// statistics, and of transport-cc feedback (`TransportFeedbackSender`).
-    static func micros(_ instant: ContinuousClock.Instant) -> UInt64 {
-        let elapsed = instant - epoch
-        return UInt64(max(0, elapsed.components.seconds)) * 1_000_000 + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000_000))
+    func reportBlock(now: PacketTime) -> RTCPReceptionReport? {
+        statistics.makeReportBlock(nowMicros: now.microseconds)
     }
 }

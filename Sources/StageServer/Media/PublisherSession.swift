@@ -148,7 +148,7 @@ final class PublisherSession: MediaPeerDelegate {
         lossCheck = loop.scheduleTask(in: interval) {
             guard let session = session.value.session else { return }
             session.lossCheck = nil
-            let now = ContinuousClock.now
+            let now = PacketTime.now
             for producer in session.producers.values where producer.isRepairingUpstreamLoss { producer.checkUpstreamLoss(now: now) }
             if session.producers.values.contains(where: \.isRepairingUpstreamLoss) { session.scheduleLossCheck() }
         }
@@ -162,7 +162,7 @@ final class PublisherSession: MediaPeerDelegate {
     /// stream it sends (RFC 3550 §6.4.2: loss, jitter, LSR/DLSR) and how much it may send (REMB,
     /// from `uplink`; senders that negotiated goog-remb keep under it).
     private func sendFeedback() {
-        let now = ContinuousClock.now
+        let now = PacketTime.now
         for producer in producers.values { producer.measureLayerRates(now: now) }
         updateLayerActivity(now: now)
         let media = bySSRC.filter { $0.value.repair == nil }.sorted { $0.key < $1.key }
@@ -193,7 +193,7 @@ final class PublisherSession: MediaPeerDelegate {
     /// Dynacast, once a second: which simulcast layers subscribers want; when that changes, the
     /// publisher is told, and the producer remembers which layers it paused (their last bitrate
     /// stays on offer to the subscribers' allocators, and choosing one resumes it).
-    private func updateLayerActivity(now: ContinuousClock.Instant) {
+    private func updateLayerActivity(now: PacketTime) {
         guard let onPublishLayers else { return }
         for (mid, var activity) in layerActivity {
             guard let producer = producers[mid] else { continue }
@@ -220,7 +220,7 @@ final class PublisherSession: MediaPeerDelegate {
         guard let (header, payload) = try? RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return MediaDropReason.malformedRTP.count()
         }
-        let now = ContinuousClock.now
+        let now = PacketTime.now
         transportFeedback?.received(header, packet: UnsafeRawBufferPointer(packet), now: now)
         let route: Route
         if let known = bySSRC[header.ssrc] {

@@ -57,7 +57,7 @@ final class SubscriberPacer {
     func send(_ packet: UnsafeRawBufferPointer, rewrite: (UnsafeMutableRawBufferPointer) -> Void, as traffic: Traffic,
               via sink: some PacedSink) -> Bool {
         guard budget.bitsPerSecond != nil, eventLoop != nil else { return sink.write(packet, rewrite: rewrite) }
-        let now = ContinuousClock.now
+        let now = PacketTime.now
         switch traffic {
         case .video: break
         case .repair where !budget.mayRepair(queuedBytes: heldBytes, now: now):
@@ -95,7 +95,7 @@ final class SubscriberPacer {
     /// Sends what the budget allows now, oldest first, and sets the timer for the rest.
     private func drain() {
         drainTask = nil
-        let now = ContinuousClock.now
+        let now = PacketTime.now
         while let next = held.first, budget.maySend(queuedBytes: heldBytes, now: now) {
             held.removeFirst()
             heldBytes -= next.bytes.count

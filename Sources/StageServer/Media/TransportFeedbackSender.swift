@@ -27,10 +27,10 @@ final class TransportFeedbackSender {
     }
 
     /// Records one incoming packet (media or RTX) that carries the extension.
-    func received(_ header: RTPHeader, packet: UnsafeRawBufferPointer, now: ContinuousClock.Instant) {
+    func received(_ header: RTPHeader, packet: UnsafeRawBufferPointer, now: PacketTime) {
         guard let range = header.extensionValueRange(id: extensionID, in: packet), range.count == 2 else { return }
         let sequence = UInt16(packet[range.lowerBound]) << 8 | UInt16(packet[range.lowerBound + 1])
-        recorder.record(sequence, at: Int64(IncomingStream.micros(now)))
+        recorder.record(sequence, at: Int64(now.microseconds))
         mediaSSRC = header.ssrc
     }
 
