@@ -6,6 +6,14 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The modules on the per-packet path (forwarding, transport, the server's media sessions) leave
+/// out the run-time exclusivity checks of class properties in release builds: every forwarded
+/// packet mutates its consumer's mungers inside the closure that writes the copy, and each such
+/// access cost a `swift_beginAccess` with an access-set insert, the largest share of the
+/// server's own code per packet in `stage-bench media` (docs/BENCHMARKS.md). The compile-time
+/// checks stay, and debug builds (the tests) keep the run-time ones.
+let packetPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "Proscenium",
     platforms: [.macOS(.v14)],
@@ -40,7 +48,7 @@ let package = Package(
         // SDK publisher's uplink. No I/O.
         .target(name: "StageCongestion", dependencies: ["StageWire"], swiftSettings: strict),
         // Forwarding: producers, consumers, header rewriting, layer selection. No I/O.
-        .target(name: "StageSFU", dependencies: ["StageWire"], swiftSettings: strict),
+        .target(name: "StageSFU", dependencies: ["StageWire"], swiftSettings: packetPath),
         // C libraries from Debian, and the few wrappers Swift needs for their macros.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
@@ -77,7 +85,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            swiftSettings: strict),
+            swiftSettings: packetPath),
         // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
         .target(name: "StageProtocol", swiftSettings: strict),
         // AWS Signature Version 4: signing (CLI, SDK helpers) and verification (server).
@@ -104,7 +112,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            swiftSettings: strict),
+            swiftSettings: packetPath),
         // Client-side TLS trust (system roots or a CA file) and readable verification errors,
         // shared by the SDK, the control-plane client and the CLI.
         .target(
