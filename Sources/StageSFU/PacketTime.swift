@@ -15,8 +15,7 @@ public struct PacketTime: Comparable, Hashable, Sendable {
     }
 
     public init(_ instant: ContinuousClock.Instant) {
-        let (seconds, attoseconds) = (instant - Self.origin).components
-        nanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        nanoseconds = Self.nanoseconds(in: instant - Self.origin)
     }
 
     /// The clock now.
@@ -33,9 +32,12 @@ public struct PacketTime: Comparable, Hashable, Sendable {
     public static func - (lhs: PacketTime, rhs: PacketTime) -> Duration { .nanoseconds(lhs.nanoseconds &- rhs.nanoseconds) }
 
     public static func + (lhs: PacketTime, rhs: Duration) -> PacketTime {
-        let (seconds, attoseconds) = rhs.components
-        return PacketTime(nanoseconds: lhs.nanoseconds &+ seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+        PacketTime(nanoseconds: lhs.nanoseconds &+ nanoseconds(in: rhs))
     }
 
-    public static func - (lhs: PacketTime, rhs: Duration) -> PacketTime { lhs + (Duration.zero - rhs) }
+    /// Whole nanoseconds of `duration` (a fraction of one is dropped).
+    private static func nanoseconds(in duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
 }

@@ -12,11 +12,11 @@ struct PacketTimeTests {
         #expect(PacketTime(first - .seconds(2)) - PacketTime(first) == .seconds(-2))
     }
 
-    @Test("adding and taking away a duration is exact to the nanosecond, fractions of one dropped")
+    @Test("adding a duration, positive or negative, is exact to the nanosecond, fractions of one dropped")
     func arithmetic() {
         let time = PacketTime(nanoseconds: 5_000_000_000)
         #expect((time + .milliseconds(250)).nanoseconds == 5_250_000_000)
-        #expect((time - .seconds(6)).nanoseconds == -1_000_000_000)
+        #expect((time + .seconds(-6)).nanoseconds == -1_000_000_000)
         #expect((time + .nanoseconds(1) / 2).nanoseconds == 5_000_000_000)
         #expect(time + .seconds(1) - time == .seconds(1))
     }

@@ -408,9 +408,10 @@ final class DownlinkAdaptation {
         -> (tracks: [StreamAllocator.Track], byID: [String: (consumer: Consumer, steps: [LayerStep])]) {
         var tracks: [StreamAllocator.Track] = []
         var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
+        let time = PacketTime(now)
         for consumer in consumers.values where consumer.isAllocated {
             guard let producer = consumer.producer else { continue }
-            let steps = producer.allocationSteps(now: PacketTime(now))
+            let steps = producer.allocationSteps(now: time)
             // The subscription's own ceiling is a simulcast layer: its highest step.
             let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
             tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred, ranks: steps.map(\.rank)))

@@ -143,9 +143,8 @@ final class PublisherSession: MediaPeerDelegate {
     /// or given up.
     private func scheduleLossCheck() {
         guard lossCheck == nil, let loop = peer.eventLoop else { return }
-        let interval = TimeAmount.nanoseconds(Int64(Producer.lossCheckInterval.components.attoseconds / 1_000_000_000))
         let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
-        lossCheck = loop.scheduleTask(in: interval) {
+        lossCheck = loop.scheduleTask(in: TimeAmount(Producer.lossCheckInterval)) {
             guard let session = session.value.session else { return }
             session.lossCheck = nil
             let now = PacketTime.now

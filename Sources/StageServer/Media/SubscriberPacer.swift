@@ -109,8 +109,7 @@ final class SubscriberPacer {
         guard drainTask == nil, !held.isEmpty, let eventLoop else { return }
         let wait = max(budget.wait(queuedBytes: heldBytes), Self.shortestWait)
         let pacer = NIOLoopBound(WeakPacer(pacer: self), eventLoop: eventLoop)
-        let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
-        drainTask = eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+        drainTask = eventLoop.scheduleTask(in: TimeAmount(wait)) {
             pacer.value.pacer?.drain()
         }
     }
