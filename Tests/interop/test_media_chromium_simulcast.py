@@ -172,10 +172,6 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
     signaling_viewer = client.create_participant_token(stageArn=stage["arn"], userId="signaling-viewer",
                                                        capabilities=["SUBSCRIBE"])["participantToken"]
     page = tmp_path / "publish.html"
-    # Chromium's estimate held at 2.5 Mbps or more, so that it sends all three layers: this test
-    # is about routing and switching them. How its estimate follows our transport-cc is
-    # test_uplink_feedback's; on a loaded machine its first probes can fail, and then its slow
-    # ramp kept the top layer off for the whole test (CI at 71c4244).
     page.write_text(publisher_page(f"{server.url}/whip", publisher["token"]))
     log = open(tmp_path / "chromium.log", "wb")
     browser = subprocess.Popen(["timeout", "100", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
