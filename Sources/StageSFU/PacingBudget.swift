@@ -73,20 +73,24 @@ public struct PacingBudget: Sendable {
     /// Bits a second the budget fills at, raised so that `queuedBytes` leave within `longestQueue`.
     private func rate(queuedBytes: Int) -> Double? {
         guard let bitsPerSecond else { return nil }
-        let drain = Double(queuedBytes * 8) / Self.seconds(Self.longestQueue)
+        let drain = Double(queuedBytes * 8) / Self.longestQueueSeconds
         return max(Double(bitsPerSecond), drain)
     }
 
     private mutating func refill(queuedBytes: Int, now: PacketTime) {
         defer { updatedAt = now }
         guard let rate = rate(queuedBytes: queuedBytes), let last = updatedAt, now > last else { return }
-        bytes = min(bytes + rate / 8 * Self.seconds(now - last), Self.burstBytes(rate: rate))
+        bytes = min(bytes + rate / 8 * now.seconds(since: last), Self.burstBytes(rate: rate))
     }
 
     /// The bytes of one burst at `rate` bits a second: `burst` of it, at least `minimumBurstBytes`.
     private static func burstBytes(rate: Double) -> Double {
-        max(rate / 8 * seconds(burst), Double(minimumBurstBytes))
+        max(rate / 8 * burstSeconds, Double(minimumBurstBytes))
     }
+
+    // `burst` and `longestQueue` in seconds, converted once: the budget is refilled per packet.
+    private static let burstSeconds = seconds(burst)
+    private static let longestQueueSeconds = seconds(longestQueue)
 
     private static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

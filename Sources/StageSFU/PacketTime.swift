@@ -27,6 +27,9 @@ public struct PacketTime: Comparable, Hashable, Sendable {
     /// Microseconds since `origin`, never negative (the arrival clock of reception statistics).
     public var microseconds: UInt64 { UInt64(max(0, nanoseconds / 1000)) }
 
+    /// Seconds from `earlier` to this reading (negative when `earlier` is later).
+    public func seconds(since earlier: PacketTime) -> Double { Double(nanoseconds &- earlier.nanoseconds) / 1e9 }
+
     public static func < (lhs: PacketTime, rhs: PacketTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
     public static func - (lhs: PacketTime, rhs: PacketTime) -> Duration { .nanoseconds(lhs.nanoseconds &- rhs.nanoseconds) }

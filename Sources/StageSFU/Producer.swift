@@ -222,7 +222,7 @@ public final class Producer {
             for index in layerBytes.indices { layerBytes[index] = 0 }
         }
         guard let last = lastMeasurement else { return }
-        let seconds = Double(now.nanoseconds - last.nanoseconds) / 1e9
+        let seconds = now.seconds(since: last)
         guard seconds > 0 else { return }
         updateFlowing(now: now)
         temporalRates.measure()

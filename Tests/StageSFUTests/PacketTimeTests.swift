@@ -21,6 +21,13 @@ struct PacketTimeTests {
         #expect(time + .seconds(1) - time == .seconds(1))
     }
 
+    @Test("seconds since an earlier reading, and negative since a later one")
+    func secondsSince() {
+        let time = PacketTime(nanoseconds: 5_250_000_000)
+        #expect(time.seconds(since: PacketTime(nanoseconds: 5_000_000_000)) == 0.25)
+        #expect(PacketTime(nanoseconds: 0).seconds(since: time) == -5.25)
+    }
+
     @Test("microseconds: whole ones since the origin, never negative")
     func microseconds() {
         #expect(PacketTime(nanoseconds: 1_234_567).microseconds == 1234)

@@ -204,19 +204,24 @@ def _proc_start_time(pid):
     return int(stat.rsplit(")", 1)[1].split()[19])
 
 
+def owner_file(prefix):
+    """The file naming the process that made `prefix`'s namespaces ("pid start-time"): the
+    prefix without its dash, in OWNER_DIR."""
+    return OWNER_DIR / prefix[:-1]
+
+
 def _owner_alive(prefix):
     """Is the process that created `prefix` still running?
 
-    With an owner file (named by the prefix without its dash): that exact process (pid and
-    start time). Without one (crash between
-    claiming the prefix and writing the file): any live process whose pid % 10000 matches,
+    With an owner file (`owner_file`): that exact process (pid and start time). Without one
+    (crash between claiming the prefix and writing the file): any live process whose pid % 10000 matches,
     which errs on the side of keeping a live parallel run's namespaces.
     """
     match = PREFIX_RE.match(prefix)
     if not match:
         return True
     try:
-        pid, start = (int(x) for x in (OWNER_DIR / match.group(1)[:-1]).read_text().split())
+        pid, start = (int(x) for x in owner_file(match.group(1)).read_text().split())
         return _proc_start_time(pid) == start
     except (OSError, ValueError):
         pass
@@ -405,7 +410,7 @@ class NetLab:
         for path in self._etc_dirs:
             shutil.rmtree(path, ignore_errors=True)
         if self.prefix:
-            (OWNER_DIR / self.prefix[:-1]).unlink(missing_ok=True)
+            owner_file(self.prefix).unlink(missing_ok=True)
         _remove_if_empty(NETNS_ETC, OWNER_DIR)
         with _LIVE_LOCK:
             _LIVE.discard(self)
@@ -450,7 +455,7 @@ class NetLab:
 
     def _write_owner_file(self):
         OWNER_DIR.mkdir(parents=True, exist_ok=True)
-        (OWNER_DIR / self.prefix[:-1]).write_text(f"{os.getpid()} {_proc_start_time(os.getpid())}\n")
+        owner_file(self.prefix).write_text(f"{os.getpid()} {_proc_start_time(os.getpid())}\n")
 
     def _ifname(self, tag):
         name = self.prefix + tag

@@ -14,7 +14,7 @@ from aiortc import RTCSessionDescription
 
 from test_media_aiortc import peer, post_offer
 from test_sdk_media_interop import wait_published
-from whep_page import console_objects
+from whep_page import console_lines, console_objects
 
 # A WHIP publisher page: camera and microphone from Chromium's fake devices, the video sent with
 # `encodings` (three simulcast layers by default), and once a second the selected candidate
@@ -212,9 +212,7 @@ def test_chromium_simulcast_layers_and_switch(server, client, make_stage, tmp_pa
         return max(set((w, h) for _, w, h in tail), key=[(w, h) for _, w, h in tail].count)
 
     sizes = {"q": settled_size(q), "h": settled_size(h), "f": settled_size(f)}
-    console = (tmp_path / "chromium.log").read_text(errors="replace").splitlines()
-    estimates = [line.split("ESTIMATE ", 1)[1].split('"')[0] for line in console if "ESTIMATE " in line]
-    pairs = [line.split("PAIR ", 1)[1].split('"')[0] for line in console if "PAIR " in line]
+    estimates, pairs = console_lines(tmp_path / "chromium.log", "ESTIMATE"), console_lines(tmp_path / "chromium.log", "PAIR")
     print("layer sizes:", sizes, "frames:", len(q), len(h), len(f), "; Chromium sends:", _sent_layers(tmp_path / "chromium.log"),
           "; its estimate each second (kbps):", " ".join(estimates), "; on", pairs[-1:])
     assert sizes == {"q": (320, 180), "h": (640, 360), "f": (1280, 720)}

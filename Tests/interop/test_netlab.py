@@ -15,7 +15,7 @@ import sys
 import pytest
 
 import netlab as netlab_module
-from netlab import NETNS_ETC, OWNER_DIR, NetLab, NetLabError, sweep_stale
+from netlab import NETNS_ETC, OWNER_DIR, NetLab, NetLabError, owner_file, sweep_stale
 
 HERE = pathlib.Path(__file__).resolve().parent
 PORT, OTHER_PORT = 7000, 7001
@@ -282,7 +282,7 @@ def build_everything(lab):
 def assert_gone(prefix):
     assert lab_namespaces(prefix) == []
     assert lab_etc_dirs(prefix) == []
-    assert not (OWNER_DIR / prefix[:-1]).exists()
+    assert not owner_file(prefix).exists()
 
 
 def test_cleanup_after_normal_exit():
@@ -333,8 +333,8 @@ def test_sweep_removes_only_dead_runs():
     live_prefix = f"pn{os.getpid() % 10000}zy-"
     created = [dead_prefix + "inet", dead_prefix + "home", live_prefix + "inet"]
     OWNER_DIR.mkdir(parents=True, exist_ok=True)
-    (OWNER_DIR / dead_prefix[:-1]).write_text(f"{dead.pid} 1\n")  # start time 1: never a live process
-    (OWNER_DIR / live_prefix[:-1]).write_text(f"{os.getpid()} {netlab_module._proc_start_time(os.getpid())}\n")
+    owner_file(dead_prefix).write_text(f"{dead.pid} 1\n")  # start time 1: never a live process
+    owner_file(live_prefix).write_text(f"{os.getpid()} {netlab_module._proc_start_time(os.getpid())}\n")
     try:
         for ns in created:
             subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
@@ -343,13 +343,13 @@ def test_sweep_removes_only_dead_runs():
         removed = sweep_stale()
         assert set(removed) >= {dead_prefix + "inet", dead_prefix + "home", str(NETNS_ETC / (dead_prefix + "home"))}
         assert lab_namespaces(dead_prefix) == [] and lab_etc_dirs(dead_prefix) == []
-        assert not (OWNER_DIR / dead_prefix[:-1]).exists()
+        assert not owner_file(dead_prefix).exists()
         assert lab_namespaces(live_prefix) == [live_prefix + "inet"]
     finally:
         for ns in created:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
         for prefix in (dead_prefix, live_prefix):
-            (OWNER_DIR / prefix[:-1]).unlink(missing_ok=True)
+            owner_file(prefix).unlink(missing_ok=True)
 
 
 def test_owner_file_decides_even_when_a_live_pid_shares_the_prefix_number():
@@ -357,7 +357,7 @@ def test_owner_file_decides_even_when_a_live_pid_shares_the_prefix_number():
     # process would keep this dead run's namespaces forever.
     prefix = f"pn{os.getpid() % 10000}zx-"
     OWNER_DIR.mkdir(parents=True, exist_ok=True)
-    owner = OWNER_DIR / prefix[:-1]
+    owner = owner_file(prefix)
     try:
         owner.write_text(f"{os.getpid()} 1\n")  # start time 1: our pid, but not our process
         assert not netlab_module._owner_alive(prefix)

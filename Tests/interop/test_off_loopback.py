@@ -11,6 +11,7 @@ import pytest
 from offnet import (LabServer, LabTURN, Participant, counter_samples, delivery, largest_media_gap, longest_decode_stall,
                     recorded_frames)
 from test_media_chromium_simulcast import CHROMIUM_FLAGS, publisher_page
+from whep_page import console_lines
 
 FPS = 20
 RECORD_SECONDS = 6
@@ -205,7 +206,7 @@ def test_chromium_in_a_nat_home_publishes_over_whip_and_an_sdk_guest_watches(net
         browser.wait()
         browser_log.close()
     console = (tmp_path / "chromium.log").read_text(errors="replace")
-    pairs = [line.split("PAIR ", 1)[1].split('"')[0] for line in console.splitlines() if "PAIR " in line]
+    pairs = console_lines(tmp_path / "chromium.log", "PAIR")
     print(f"--- guest ---\n{guest_out[-1000:]}\n--- chromium pairs ---\n{pairs[-2:]}")
     assert "WHIP_STATUS 201" in console, console[-3000:]
     if udp_blocked:

@@ -35,10 +35,15 @@ def viewer_page(whep, token, script, audio=True, play_audio=False):
     return _OPEN + "".join(lines) + negotiate + script + _CLOSE
 
 
+def console_lines(log_path, tag):
+    """What the page logged as `TAG …` (Chromium's --enable-logging=stderr), after the tag, in order."""
+    return [line.split(tag + " ", 1)[1].split('", source')[0]
+            for line in log_path.read_text(errors="replace").splitlines() if tag + " " in line]
+
+
 def console_objects(log_path, tag):
-    """The JSON objects the page logged as `TAG {…}` (Chromium's --enable-logging=stderr), in order."""
-    return [json.loads(line.split(tag + " ", 1)[1].split('", source')[0])
-            for line in log_path.read_text(errors="replace").splitlines() if tag + " {" in line]
+    """The JSON objects the page logged as `TAG {…}`, in order."""
+    return [json.loads(text) for text in console_lines(log_path, tag) if text.startswith("{")]
 
 
 class LabChromium:
