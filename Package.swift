@@ -97,6 +97,7 @@ let package = Package(
             name: "StageServer",
             dependencies: [
                 "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageCongestion", "StageWire", "StageHLS",
+                "StageSubprocess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,12 +120,14 @@ let package = Package(
             name: "StageTLS",
             dependencies: [.product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict),
+        // Child processes: whether one has exited, without trusting Foundation's `isRunning` alone.
+        .target(name: "StageSubprocess", swiftSettings: strict),
         // Client of the IVS control-plane API (SigV4-signed), for the CLI, the benchmark and tests;
         // its HTTP/1.1 transport runs on SwiftNIO so https:// can trust a CA file.
         .target(
             name: "StageControl",
             dependencies: [
-                "StageProtocol", "StageSigV4", "StageTLS",
+                "StageProtocol", "StageSigV4", "StageTLS", "StageSubprocess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -190,6 +193,7 @@ let package = Package(
                                                              .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport", "StageCongestion"]),
         .testTarget(name: "StageHLSTests", dependencies: ["StageHLS"]),
+        .testTarget(name: "StageSubprocessTests", dependencies: ["StageSubprocess"], swiftSettings: strict),
         .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia"]),
         .testTarget(
             name: "IntegrationTests",

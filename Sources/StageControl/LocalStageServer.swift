@@ -1,4 +1,5 @@
 public import Foundation
+import StageSubprocess
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -25,7 +26,7 @@ public final class LocalStageServer: @unchecked Sendable {
     private var lifeline: Pipe?
 
     /// The running server's process id, for CPU accounting.
-    public var processIdentifier: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
+    public var processIdentifier: Int32? { process.flatMap { $0.hasExited ? nil : $0.processIdentifier } }
 
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     public var api: ControlPlaneClient {
@@ -91,26 +92,29 @@ public final class LocalStageServer: @unchecked Sendable {
         self.process = process
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw ServerError.exited(logTail()) }
+            guard !process.hasExited else { throw ServerError.exited(logTail()) }
             if await healthy() { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw ServerError.notReady(logTail())
     }
 
-    /// SIGTERM, then wait for the process to exit.
+    /// SIGTERM, then wait for the process to exit (SIGKILL after `stopTimeout`).
     public func stop() {
-        guard let process, process.isRunning else { return }
+        guard let process, !process.hasExited else { return }
         process.terminate()
-        process.waitUntilExit()
+        if !process.waitForExitBlocking(timeout: Self.stopTimeout) { kill() }
     }
 
     /// SIGKILL, as a crash or the OOM killer would: no shutdown code runs. Waits for the exit.
     public func kill() {
-        guard let process, process.isRunning else { return }
+        guard let process, !process.hasExited else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        _ = process.waitForExitBlocking(timeout: Self.stopTimeout)
     }
+
+    /// How long `stop()` waits for a clean exit, and `kill()` for the end.
+    private static let stopTimeout: Duration = .seconds(10)
 
     public func restart() async throws {
         stop()

@@ -1,5 +1,6 @@
 import Foundation
 import StageHLS
+import StageSubprocess
 
 /// One `stage-compositor` child: its command line, its stdout read as `HLSChunkStream` chunks
 /// (in order, on one stream), its stderr passed to our log. Closing its stdin asks it to finish
@@ -72,20 +73,14 @@ final class CompositorProcess: Sendable {
 
     /// Ends the child at once (SIGKILL: a child of a Swift process may have SIGTERM blocked).
     func kill() {
-        guard process.isRunning else { return }
+        guard !process.hasExited else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
     }
 
-    /// Waits for the child to exit, polling; kills it after `timeout`.
+    /// Waits for the child to exit, polling; kills it after `timeout`, and waits for that.
     func waitForExit(timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill()
-                break
-            }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        process.waitUntilExit()
+        guard await !process.waitForExit(timeout: timeout) else { return }
+        kill()
+        _ = await process.waitForExit(timeout: timeout)
     }
 }

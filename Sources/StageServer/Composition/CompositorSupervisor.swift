@@ -1,6 +1,7 @@
 import Foundation
 import StageHLS
 import StageProtocol
+import StageSubprocess
 
 /// Runs each composition in its own `stage-compositor` process, so a slow or crashing encoder
 /// never touches forwarding: feeds its output to the channel's HLS origin and the recording,
@@ -122,7 +123,7 @@ actor CompositorSupervisor: CompositionRunner {
             if stopping.contains(id) { break }
             // Crashed or quit on its own: the channel shows RECONNECTING and goes on after a discontinuity.
             ServerLog.composition.error("compositor exited; restarting", metadata: [
-                "composition": "\(id)", "status": "\(process.process.terminationStatus)"])
+                "composition": "\(id)", "status": "\(process.process.reapedStatus.map(String.init) ?? "not reaped yet")"])
             await report(plan, .reconnecting, recording: recorder != nil)
             if let channel = plan.channel { await environment.origin.producerLost(channelId: channel.channelId) }
             try? recorder?.producerLost()
