@@ -67,8 +67,15 @@ let package = Package(
         // HLS: the part/segment model and the playlist writers (LL-HLS, classic, VOD, master),
         // shared by the compositor (produces parts) and the server (serves, blocks). Foundation only.
         .target(name: "StageHLS", swiftSettings: strict),
-        // Server-side composition: layout (grid/PiP as IVS defines them), scaling and blending
-        // (libyuv), audio mix, H.264/AAC encode and CMAF mux (libavcodec/libavformat).
+        // The composition layout, IVS's LayoutConfiguration typed: its defaults, validation, JSON
+        // shape and the grid/PiP geometry. Pure Swift, no dependencies: the control plane, the
+        // compositor supervisor, the compositor and `stage --view` share it.
+        .target(name: "StageLayout", swiftSettings: strict),
+        // An I420 canvas: tiles drawn per fill mode (libyuv, BSD), placeholders, name labels.
+        // The compositor and `stage --view` draw with it; it links no libav*.
+        .target(name: "StageCanvas", dependencies: ["StageLayout", "StageMedia", "CYUV"], swiftSettings: strict),
+        // Server-side composition's encoding: audio mix, H.264/AAC encode and CMAF mux
+        // (libavcodec/libavformat, GPL through x264: only the stage-compositor executable links it).
         .target(name: "StageCompositor", dependencies: ["StageMedia", "StageHLS", "CAV", "CYUV"], swiftSettings: strict),
         // Client media: VP8/Opus codecs, RTP packetizers, jitter buffer, frames, devices and files.
         .target(name: "StageMedia", dependencies: ["StageWire", "CVPX", "COpus", "CMediaShims"], swiftSettings: strict),
@@ -87,7 +94,7 @@ let package = Package(
             ],
             swiftSettings: packetPath),
         // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
-        .target(name: "StageProtocol", swiftSettings: strict),
+        .target(name: "StageProtocol", dependencies: ["StageLayout"], swiftSettings: strict),
         // AWS Signature Version 4: signing (CLI, SDK helpers) and verification (server).
         .target(
             name: "StageSigV4",
@@ -97,7 +104,7 @@ let package = Package(
             name: "StageServer",
             dependencies: [
                 "StageProtocol", "StageSigV4", "StageTransport", "StageSFU", "StageCongestion", "StageWire", "StageHLS",
-                "StageSubprocess",
+                "StageSubprocess", "StageLayout",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -153,7 +160,7 @@ let package = Package(
         .executableTarget(
             name: "stage",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageDevices", "StageCompositor", "CSDL2",
+                "StageKit", "StageProtocol", "StageControl", "StageMedia", "StageDevices", "StageLayout", "StageCanvas", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -169,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "stage-compositor",
             dependencies: [
-                "StageCompositor", "StageKit", "StageMedia", "StageHLS", "StageProtocol",
+                "StageCompositor", "StageCanvas", "StageLayout", "StageKit", "StageMedia", "StageHLS", "StageProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -189,12 +196,14 @@ let package = Package(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol", "StageHLS",
+        .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol", "StageHLS", "StageLayout",
                                                              .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport", "StageCongestion"]),
         .testTarget(name: "StageHLSTests", dependencies: ["StageHLS"]),
         .testTarget(name: "StageSubprocessTests", dependencies: ["StageSubprocess"], swiftSettings: strict),
         .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia"]),
+        .testTarget(name: "StageLayoutTests", dependencies: ["StageLayout"]),
+        .testTarget(name: "StageCanvasTests", dependencies: ["StageCanvas", "StageLayout", "StageMedia"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,5 +1,6 @@
 internal import CAV
 internal import CYUV
+import StageMedia
 
 /// H.264 through libavcodec's libx264 wrapper, set up for low-latency HLS:
 /// `tune=zerolatency` (no lookahead, no frame threading: each picture in gives its packet out

@@ -1,66 +1,10 @@
 public import Foundation
+public import StageLayout
 
 /// Server-side composition shapes of the `ivs-realtime` model (2020-07-14): compositions,
-/// their destinations and layouts. Member names and optionality follow botocore's model;
+/// their destinations (their layout is StageLayout's `LayoutConfiguration`). Member names and optionality follow botocore's model;
 /// nil members are left out of the JSON.
 extension IVSAPI {
-    /// `LayoutConfiguration`: one of grid or pip.
-    public struct LayoutConfiguration: Codable, Sendable, Hashable {
-        public var grid: GridConfiguration?
-        public var pip: PipConfiguration?
-        public init(grid: GridConfiguration? = nil, pip: PipConfiguration? = nil) {
-            self.grid = grid
-            self.pip = pip
-        }
-    }
-
-    public struct GridConfiguration: Codable, Sendable, Hashable {
-        public var featuredParticipantAttribute: String?
-        public var omitStoppedVideo: Bool?
-        public var videoAspectRatio: String?
-        public var videoFillMode: String?
-        public var gridGap: Int?
-        public var participantOrderAttribute: String?
-        public init(featuredParticipantAttribute: String? = nil, omitStoppedVideo: Bool? = nil, videoAspectRatio: String? = nil,
-                    videoFillMode: String? = nil, gridGap: Int? = nil, participantOrderAttribute: String? = nil) {
-            self.featuredParticipantAttribute = featuredParticipantAttribute
-            self.omitStoppedVideo = omitStoppedVideo
-            self.videoAspectRatio = videoAspectRatio
-            self.videoFillMode = videoFillMode
-            self.gridGap = gridGap
-            self.participantOrderAttribute = participantOrderAttribute
-        }
-    }
-
-    public struct PipConfiguration: Codable, Sendable, Hashable {
-        public var featuredParticipantAttribute: String?
-        public var omitStoppedVideo: Bool?
-        public var videoFillMode: String?
-        public var gridGap: Int?
-        public var pipParticipantAttribute: String?
-        public var pipBehavior: String?
-        public var pipOffset: Int?
-        public var pipPosition: String?
-        public var pipWidth: Int?
-        public var pipHeight: Int?
-        public var participantOrderAttribute: String?
-        public init(featuredParticipantAttribute: String? = nil, omitStoppedVideo: Bool? = nil, videoFillMode: String? = nil,
-                    gridGap: Int? = nil, pipParticipantAttribute: String? = nil, pipBehavior: String? = nil, pipOffset: Int? = nil,
-                    pipPosition: String? = nil, pipWidth: Int? = nil, pipHeight: Int? = nil, participantOrderAttribute: String? = nil) {
-            self.featuredParticipantAttribute = featuredParticipantAttribute
-            self.omitStoppedVideo = omitStoppedVideo
-            self.videoFillMode = videoFillMode
-            self.gridGap = gridGap
-            self.pipParticipantAttribute = pipParticipantAttribute
-            self.pipBehavior = pipBehavior
-            self.pipOffset = pipOffset
-            self.pipPosition = pipPosition
-            self.pipWidth = pipWidth
-            self.pipHeight = pipHeight
-            self.participantOrderAttribute = participantOrderAttribute
-        }
-    }
-
     /// `DestinationConfiguration`: a channel or an s3 destination, as requested (defaults applied).
     public struct DestinationConfiguration: Codable, Sendable, Hashable {
         public var name: String?

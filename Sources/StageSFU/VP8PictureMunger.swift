@@ -1,4 +1,4 @@
-public import StageWire
+import StageWire
 
 /// Makes the VP8 PictureID and TL0PICIDX a subscriber receives continue across simulcast layer
 /// switches (RFC 7741 §4.2), as `RTPMunger` does for sequence numbers and timestamps. Each layer

@@ -1,5 +1,7 @@
 import Foundation
+import StageCanvas
 import StageCompositor
+import StageLayout
 import StageHLS
 import StageMedia
 import Synchronization

@@ -1,7 +1,8 @@
 import ArgumentParser
 import CSDL2
 import Foundation
-import StageCompositor
+import StageCanvas
+import StageLayout
 import StageKit
 import Synchronization
 

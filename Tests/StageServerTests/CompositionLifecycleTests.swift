@@ -1,4 +1,5 @@
 import Foundation
+import StageLayout
 import StageProtocol
 @testable import StageServer
 import Testing
@@ -35,7 +36,7 @@ import Testing
         #expect(prefix == "\(stageId)/\(plan.compositionId)/\(composition[path: "destinations", "1", "id"] as? String ?? "")/composite")
         #expect(plan.recording?.directory.path == h.directory.appendingPathComponent("s3/recordings/\(prefix)").path)
         guard case .pip(let pip) = plan.layout else { Issue.record("layout is not pip"); return }
-        #expect(pip.pipPosition == "TOP_LEFT")
+        #expect(pip.pipPosition == .topLeft)
         #expect(FileManager.default.fileExists(atPath: h.directory.appendingPathComponent("s3/recordings").path))
     }
 
@@ -49,7 +50,7 @@ import Testing
         let plans = h.runner.plans
         #expect(plans.map(\.video) == [ControlPlane.VideoRules.defaults, .init(width: 640, height: 360, framerate: 25, bitrate: 1_000_000)])
         guard case .grid(let grid) = plans[0].layout else { Issue.record("default layout is not grid"); return }
-        #expect(grid.gridGap == 2 && grid.videoAspectRatio == "VIDEO")
+        #expect(grid.gridGap == 2 && grid.videoAspectRatio == .video)
     }
 
     @Test("the same idempotency token returns the same composition without a second start; another request with it conflicts")

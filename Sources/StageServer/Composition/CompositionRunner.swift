@@ -1,4 +1,5 @@
 import Foundation
+import StageLayout
 
 /// What the control plane asks of whatever runs compositions (the compositor supervisor):
 /// start one from its validated plan, stop it. Progress comes back through `CompositionBoard`.
@@ -12,7 +13,7 @@ protocol CompositionRunner: Sendable {
 struct CompositionPlan: Sendable, Equatable {
     var compositionId: String
     var stageId: String
-    var layout: CompositionLayoutPlan
+    var layout: LayoutConfiguration
     /// The output canvas and main rendition (the channel destination's encoder configuration,
     /// else the first given, else IVS's defaults 1280×720, 30 fps, 2.5 Mbps).
     var video: VideoEncoding
@@ -46,39 +47,5 @@ struct CompositionPlan: Sendable, Equatable {
         /// With thumbnails: "SEQUENTIAL" (`media/thumbnails/<w>x<h>/`) and/or "LATEST"
         /// (`media/latest_thumbnail/<w>x<h>/thumb.jpg`), as IVS lays them out under the prefix.
         var thumbnailStorage: [String] = []
-    }
-}
-
-/// IVS's layout, as given (defaults applied): grid or pip.
-enum CompositionLayoutPlan: Sendable, Equatable {
-    case grid(Grid)
-    case pip(PiP)
-
-    struct Grid: Sendable, Equatable {
-        var featuredParticipantAttribute: String?
-        var participantOrderAttribute: String?
-        var omitStoppedVideo: Bool = false
-        /// AUTO | VIDEO | SQUARE | PORTRAIT
-        var videoAspectRatio: String = "VIDEO"
-        /// FILL | COVER | CONTAIN
-        var videoFillMode: String?
-        var gridGap: Int = 2
-    }
-
-    struct PiP: Sendable, Equatable {
-        var featuredParticipantAttribute: String?
-        var participantOrderAttribute: String?
-        var omitStoppedVideo: Bool = false
-        var pipParticipantAttribute: String?
-        /// STATIC | DYNAMIC
-        var pipBehavior: String = "STATIC"
-        var pipOffset: Int = 0
-        /// TOP_LEFT | TOP_RIGHT | BOTTOM_LEFT | BOTTOM_RIGHT
-        var pipPosition: String = "BOTTOM_RIGHT"
-        var pipWidth: Int?
-        var pipHeight: Int?
-        /// FILL | COVER | CONTAIN
-        var videoFillMode: String = "COVER"
-        var gridGap: Int = 0
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StageHLS
+import StageLayout
 import StageProtocol
 import StageSubprocess
 
@@ -185,23 +186,10 @@ actor CompositorSupervisor: CompositionRunner {
 }
 
 /// How a plan's layout travels on the compositor's command line: IVS's own JSON shape
-/// (`IVSAPI.LayoutConfiguration`, `{"grid": {...}}` or `{"pip": {...}}`), the same the API takes.
+/// (`{"grid": {...}}` or `{"pip": {...}}`, StageLayout's coding), the same the API takes.
 enum CompositorArguments {
-    static func layoutJSON(_ layout: CompositionLayoutPlan) -> String {
-        let shape: IVSAPI.LayoutConfiguration
-        switch layout {
-        case .grid(let grid):
-            shape = .init(grid: .init(featuredParticipantAttribute: grid.featuredParticipantAttribute, omitStoppedVideo: grid.omitStoppedVideo,
-                                      videoAspectRatio: grid.videoAspectRatio, videoFillMode: grid.videoFillMode, gridGap: grid.gridGap,
-                                      participantOrderAttribute: grid.participantOrderAttribute))
-        case .pip(let pip):
-            shape = .init(pip: .init(featuredParticipantAttribute: pip.featuredParticipantAttribute, omitStoppedVideo: pip.omitStoppedVideo,
-                                     videoFillMode: pip.videoFillMode, gridGap: pip.gridGap, pipParticipantAttribute: pip.pipParticipantAttribute,
-                                     pipBehavior: pip.pipBehavior, pipOffset: pip.pipOffset, pipPosition: pip.pipPosition,
-                                     pipWidth: pip.pipWidth, pipHeight: pip.pipHeight,
-                                     participantOrderAttribute: pip.participantOrderAttribute))
-        }
-        let data = (try? JSONEncoder().encode(shape)) ?? Data("{}".utf8)
+    static func layoutJSON(_ layout: LayoutConfiguration) -> String {
+        let data = (try? JSONEncoder().encode(layout)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

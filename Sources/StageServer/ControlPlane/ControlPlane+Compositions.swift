@@ -1,4 +1,5 @@
 import Foundation
+import StageLayout
 import StageProtocol
 
 /// Start/Get/List/StopComposition. A composition's live state belongs to `CompositionBoard`;
@@ -22,7 +23,7 @@ extension ControlPlane {
     /// What a reused idempotency token must carry again: the validated request.
     struct RequestDigest: Encodable {
         var stageId: String
-        var layout: IVSAPI.LayoutConfiguration
+        var layout: LayoutConfiguration
         var destinations: [IVSAPI.DestinationConfiguration]
         var tags: [String: String]
     }
@@ -71,9 +72,9 @@ extension ControlPlane {
         }.compactMap { names.id(fromARN: $0, type: .encoderConfiguration) })
         let channelIndex = destinations.firstIndex { $0.channel != nil }
         let record = CompositionRecord(
-            seq: 0, id: compositionId, stageId: stageId, state: .starting, stateReason: nil, layout: layout.echo, destinations: records,
+            seq: 0, id: compositionId, stageId: stageId, state: .starting, stateReason: nil, layout: layout, destinations: records,
             tags: tags, startTime: Date(), endTime: nil, idempotencyToken: token,
-            requestDigest: JSONColumn.encode(RequestDigest(stageId: stageId, layout: layout.echo,
+            requestDigest: JSONColumn.encode(RequestDigest(stageId: stageId, layout: layout,
                                                            destinations: requested.map(\.configuration), tags: tags)),
             channelId: channelIndex.flatMap { destinations[$0].channel?.id }, streamId: Identifiers.streamId(),
             encoderConfigurationIds: encoderIds, storageConfigurationIds: destinations.compactMap { $0.storage?.id })
@@ -84,7 +85,7 @@ extension ControlPlane {
         case .inserted(let inserted):
             await board.track(inserted)
             ServerLog.api.info("composition starting", metadata: ["composition": "\(compositionId)", "stage": "\(stageId)"])
-            await runner.start(plan(for: inserted, destinations: destinations, video: video, layout: layout.plan))
+            await runner.start(plan(for: inserted, destinations: destinations, video: video, layout: layout))
             return IVSAPI.CompositionResponse(composition: compositionShape(inserted))
         case .existing(let previous):
             return IVSAPI.CompositionResponse(composition: compositionShape(previous))
@@ -110,7 +111,7 @@ extension ControlPlane {
     }
 
     func plan(for record: CompositionRecord, destinations: [ResolvedDestination], video: CompositionPlan.VideoEncoding,
-              layout: CompositionLayoutPlan) -> CompositionPlan {
+              layout: LayoutConfiguration) -> CompositionPlan {
         var plan = CompositionPlan(compositionId: record.id, stageId: record.stageId, layout: layout, video: video)
         for (index, destination) in destinations.enumerated() {
             if let channel = destination.channel {

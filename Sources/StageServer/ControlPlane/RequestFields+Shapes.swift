@@ -23,6 +23,12 @@ extension RequestFields {
         return text
     }
 
+    /// One of the model's enum values, as the typed enumeration whose raw values they are.
+    func enumeration<Value: RawRepresentable & CaseIterable>(_ field: String, of type: Value.Type) throws(APIError) -> Value?
+        where Value.RawValue == String {
+        try enumeration(field, allowed: Value.allCases.map(\.rawValue)).flatMap(Value.init(rawValue:))
+    }
+
     /// An ARN of `type` matching the model's pattern `arn:aws:ivs:[a-z0-9-]+:[0-9]+:<type>/[a-zA-Z0-9-]+`
     /// (1–128 characters). An empty string is nil when `emptyIsNone` (the `ivs` model's `^$|…` ARNs).
     func arn(_ field: String, type: ResourceNames.ResourceType, required: Bool = false, emptyIsNone: Bool = false) throws(APIError) -> String? {

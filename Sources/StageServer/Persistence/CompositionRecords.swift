@@ -1,4 +1,5 @@
 import Foundation
+import StageLayout
 import StageProtocol
 
 /// Rows of the composition, channel, encoder- and storage-configuration tables.
@@ -55,7 +56,7 @@ struct CompositionRecord: Sendable, Hashable {
     var state: CompositionState
     /// Why the composition last changed state (runner or board), for logs and operators.
     var stateReason: String?
-    var layout: IVSAPI.LayoutConfiguration
+    var layout: LayoutConfiguration
     var destinations: [DestinationRecord]
     var tags: [String: String]
     var startTime: Date

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StageLayout
 import StageProtocol
 
 /// Compositions. Their start is one transaction that checks everything another request could
@@ -145,7 +146,7 @@ extension Store {
         CompositionRecord(
             seq: row["seq"], id: row["id"], stageId: row["stage_id"],
             state: CompositionState(rawValue: row["state"]) ?? .failed, stateReason: row["state_reason"],
-            layout: JSONColumn.decode(IVSAPI.LayoutConfiguration.self, row["layout"], default: .init()),
+            layout: JSONColumn.decode(LayoutConfiguration.self, row["layout"], default: .grid(GridLayoutConfiguration())),
             destinations: JSONColumn.decode([DestinationRecord].self, row["destinations"], default: []),
             tags: JSONColumn.decode([String: String].self, row["tags"], default: [:]),
             startTime: Date(unix: row["start_time"]), endTime: (row["end_time"] as Double?).map(Date.init(unix:)),

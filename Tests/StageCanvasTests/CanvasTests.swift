@@ -1,6 +1,7 @@
 import StageMedia
 import Testing
-@testable import StageCompositor
+@testable import StageCanvas
+import StageLayout
 
 /// BT.601 video-range red (RGB 255, 0, 0).
 let videoRed = CanvasColor(y: 81, u: 90, v: 240)

@@ -1,4 +1,5 @@
 public import StageMedia
+public import StageLayout
 
 extension Canvas {
     /// A tile for a participant without video: a flat colour derived from its participant id

@@ -1,7 +1,8 @@
 import Foundation
 import StageMedia
 import Testing
-@testable import StageCompositor
+@testable import StageCanvas
+import StageLayout
 
 @Suite("Canvas cost")
 struct CanvasCostTests {

@@ -1,4 +1,4 @@
-@testable import StageCompositor
+@testable import StageLayout
 
 /// Participants "p1"… in join order, users "user1"…, all with video.
 func layoutParticipants(_ count: Int, attributes: (Int) -> [String: String] = { _ in [:] }) -> [LayoutParticipant] {

@@ -1,4 +1,5 @@
 public import StageMedia
+public import StageLayout
 import CYUV
 
 /// The composed picture: an I420 canvas of the output size that tiles are scaled into with

@@ -1,8 +1,9 @@
 /// The layout of a composition, as IVS's `LayoutConfiguration` gives it: a grid or a
 /// picture-in-picture (PiP), each with its own parameters and IVS's defaults.
 ///
-/// Mirrors StageServer's `CompositionLayoutPlan` (this module does not depend on the server; the
-/// supervisor converts). Field meanings and defaults follow the IVS Real-Time API reference:
+/// The one layout model: the control plane reads a request into it, the store and the API echo
+/// keep its JSON (`LayoutCoding`), the compositor lays out its canvas with it
+/// (`CompositionLayout`). Field meanings and defaults follow the IVS Real-Time API reference:
 /// https://docs.aws.amazon.com/ivs/latest/RealTimeAPIReference/API_LayoutConfiguration.html
 public enum LayoutConfiguration: Sendable, Hashable {
     case grid(GridLayoutConfiguration)

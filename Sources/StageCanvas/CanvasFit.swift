@@ -1,3 +1,5 @@
+import StageLayout
+
 /// The geometry of fitting a source picture into a tile, per `VideoFillMode` (pure arithmetic,
 /// kept apart from the pixel work so it can be tested on its own).
 enum CanvasFit {

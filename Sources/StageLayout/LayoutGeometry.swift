@@ -44,14 +44,14 @@ public struct LayoutRect: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A `size` rectangle centred in this one (even-aligned when this one is).
-    func centred(_ size: LayoutSize) -> LayoutRect {
+    package func centred(_ size: LayoutSize) -> LayoutRect {
         LayoutRect(x: x + ((width - size.width) / 2) & ~1, y: y + ((height - size.height) / 2) & ~1,
                    width: size.width, height: size.height)
     }
 }
 
 /// Rounds down to an even number (never below 0).
-func evenFloor(_ value: Int) -> Int { max(0, value & ~1) }
+package func evenFloor(_ value: Int) -> Int { max(0, value & ~1) }
 
 /// Rounds a real pixel count down to an even number (never below 0).
-func evenFloor(_ value: Double) -> Int { evenFloor(Int(value.rounded(.down))) }
+package func evenFloor(_ value: Double) -> Int { evenFloor(Int(value.rounded(.down))) }

@@ -1,5 +1,3 @@
-public import StageMedia
-
 /// A borrowed I420 (YUV 4:2:0 planar, 8 bit) picture: plane pointers and strides, as a canvas
 /// or a decoder holds them. The pointers must stay valid for the call they are passed to; the
 /// encoders copy the pixels before returning.

@@ -1,6 +1,7 @@
 import StageMedia
 import Testing
-@testable import StageCompositor
+@testable import StageCanvas
+import StageLayout
 
 @Suite("Canvas placeholder and text")
 struct CanvasPlaceholderTests {

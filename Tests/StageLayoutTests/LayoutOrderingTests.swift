@@ -1,5 +1,5 @@
 import Testing
-@testable import StageCompositor
+@testable import StageLayout
 
 @Suite("Participant order")
 struct LayoutOrderingTests {
