@@ -139,7 +139,11 @@ struct JitterVideoBufferTemporalDecodeTests {
         let decoder = try VP8Decoder()
         var pictures: [Int: VideoFrame] = [:]
         for (index, frame) in frames.enumerated() where indices.contains(index) {
-            pictures[index] = try #require(try decoder.decode(frame))
+            guard let picture = try decoder.decode(frame) else {
+                Issue.record("frame \(index) decoded to no picture")
+                continue
+            }
+            pictures[index] = picture
         }
         return pictures
     }

@@ -42,7 +42,8 @@ struct SubscriberPacerTests {
                 pacer.send(packet, rewrite: { $0[0] = 99 }, as: .audio, via: sent)
             })
             // Kept alive until it has sent what it holds.
-            loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(pacer) {} }
+            let kept = NIOLoopBound(pacer, eventLoop: loop)
+            loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(kept.value) {} }
             return accepted
         }.get()
         #expect(accepted.allSatisfy { $0 })
@@ -108,7 +109,8 @@ struct SubscriberPacerTests {
             // Video 0 leaves (1,000 in debt), 1 and 2 are held; repairs 10 and 11 take the
             // debt to 3,000 bytes; repair 12 would go beyond one burst.
             let accepted = [send(0, .video), send(1, .video), send(2, .video), send(10, .repair), send(11, .repair), send(12, .repair)]
-            loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(pacer) {} }
+            let kept = NIOLoopBound(pacer, eventLoop: loop)
+            loop.scheduleTask(in: .seconds(5)) { withExtendedLifetime(kept.value) {} }
             return accepted
         }.get()
         #expect(accepted == [true, true, true, true, true, false])
