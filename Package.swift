@@ -94,7 +94,7 @@ let package = Package(
             ],
             swiftSettings: packetPath),
         // Wire contract shared by server and SDK: signaling messages, token claims, IVS API shapes.
-        .target(name: "StageProtocol", dependencies: ["StageLayout"], swiftSettings: strict),
+        .target(name: "StageProtocol", dependencies: ["StageLayout", "StageWire"], swiftSettings: strict),
         // AWS Signature Version 4: signing (CLI, SDK helpers) and verification (server).
         .target(
             name: "StageSigV4",
@@ -195,7 +195,7 @@ let package = Package(
         .testTarget(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StageProtocolTests", dependencies: ["StageProtocol", "StageWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StageServerTests", dependencies: ["StageServer", "StageSigV4", "StageProtocol", "StageHLS", "StageLayout",
                                                              .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport", "StageCongestion"]),

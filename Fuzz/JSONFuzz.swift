@@ -1,14 +1,14 @@
 // libFuzzer target for the two JSON readers, at their limits. Build and run with scripts/fuzz.sh
 // (target `json`); the module is StageServer (its ControlPlane request readers, compiled with
-// plain swiftc: JSONValue, RequestFields, RequestFields+Shapes, FieldRules, APIError with
+// plain swiftc: RequestJSON, RequestFields, RequestFields+Shapes, FieldRules, APIError with
 // Fuzz/Support/HTTPTypesShim.swift, Support/Identifiers) and imports StageProtocol @testable.
 //
-// 1. Signaling fast path, StageProtocol.JSONValue.parse (frames are valid UTF-8 text: the WebSocket
+// 1. Signaling fast path, StageProtocol.FastPathJSON.parse (frames are valid UTF-8 text: the WebSocket
 //    layer closes on anything else, so the input is decoded as the server decodes it). Accepting
 //    means: Foundation's JSONSerialization accepts the same text and reads the same value; no key
-//    repeats in an object; nesting is at most JSONValue.maxDepth (32) containers; numbers are Int.
+//    repeats in an object; nesting is at most FastPathJSON.maxDepth (32) containers; numbers are Int.
 //    Declining is always allowed (SignalCodec then asks Foundation's JSONDecoder).
-// 2. Control-plane bodies, RequestFields.parse (Foundation's JSONDecoder into StageServer.JSONValue,
+// 2. Control-plane bodies, RequestFields.parse (Foundation's JSONDecoder into StageServer.RequestJSON,
 //    on the raw bytes of a body of at most 64 KB). Accepting means: the body is blank or
 //    JSONSerialization reads an object with the same members and values (numbers as Double,
 //    booleans apart from numbers), nesting at most 512 (Foundation's own limit; RequestFields sets
@@ -22,8 +22,8 @@
 import Foundation
 @testable import StageProtocol
 
-private typealias SignalingJSON = StageProtocol.JSONValue
-private typealias BodyJSON = JSONValue
+private typealias SignalingJSON = StageProtocol.FastPathJSON
+private typealias BodyJSON = RequestJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -51,13 +51,13 @@ private func sameScalars(_ a: String, _ b: String) -> Bool { Array(a.unicodeScal
 private func checkSignaling(_ text: String) {
     guard let value = try? SignalingJSON.parse(text) else { return }
     guard let reference = foundation(Data(text.utf8)) else {
-        fatalError("signaling JSONValue accepts \(text.debugDescription), JSONSerialization refuses it")
+        fatalError("signaling FastPathJSON accepts \(text.debugDescription), JSONSerialization refuses it")
     }
     if let difference = compare(value, reference, path: "$") {
-        fatalError("signaling JSONValue reads \(text.debugDescription) differently from JSONSerialization at \(difference)")
+        fatalError("signaling FastPathJSON reads \(text.debugDescription) differently from JSONSerialization at \(difference)")
     }
     let depth = signalingDepth(value)
-    guard depth <= SignalingJSON.maxDepth else { fatalError("signaling JSONValue accepted nesting \(depth) > \(SignalingJSON.maxDepth)") }
+    guard depth <= SignalingJSON.maxDepth else { fatalError("signaling FastPathJSON accepted nesting \(depth) > \(SignalingJSON.maxDepth)") }
 }
 
 private func signalingDepth(_ value: SignalingJSON) -> Int {

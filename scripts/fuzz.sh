@@ -11,12 +11,25 @@ mkdir -p .build-fuzz
 # libFuzzer and ASan report crashes; Swift's backtracer would race ASan and can leave its helper holding the log pipe.
 export SWIFT_BACKTRACE=enable=no
 wire_sources=$(find Sources/StageWire -name '*.swift')
+# StageProtocol imports StageWire (MediaKind) and StageLayout (the composition layout): both as
+# static modules in $1, for the targets that build StageProtocol.
+protocol_dependencies() {
+  local dir="$1"; mkdir -p "$dir"
+  local features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageWire "${features[@]}" \
+    -emit-module -emit-module-path "$dir/StageWire.swiftmodule" -emit-library -static -o "$dir/libStageWire.a" $wire_sources
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageLayout -package-name Proscenium "${features[@]}" \
+    -emit-module -emit-module-path "$dir/StageLayout.swiftmodule" -emit-library -static -o "$dir/libStageLayout.a" \
+    $(find Sources/StageLayout -name '*.swift')
+}
 for target in "${targets[@]}"; do
   corpus=".build-fuzz/corpus-$target"; mkdir -p "$corpus"
   case "$target" in
     signaling)
       cp Tests/StageProtocolTests/Fixtures/client/*.json Tests/StageProtocolTests/Fixtures/server/*.json "$corpus/"
-      swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageProtocol \
+      dir=.build-fuzz/signaling; protocol_dependencies "$dir"
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageProtocol -use-ld=lld \
+        -I "$dir" -L "$dir" -lStageWire -lStageLayout \
         $(find Sources/StageProtocol -name "*.swift") Fuzz/SignalingFuzz.swift -o .build-fuzz/signaling-fuzz
       max_len=4096 ;;
     rtp)  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire $wire_sources Fuzz/WireRTPFuzz.swift -o .build-fuzz/rtp-fuzz; max_len=1500 ;;
@@ -77,12 +90,13 @@ for target in "${targets[@]}"; do
       features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
       swiftc -O -parse-as-library -swift-version 6 -module-name HTTPTypes -emit-module -emit-module-path "$dir/HTTPTypes.swiftmodule" \
         -emit-library -static -o "$dir/libHTTPTypes.a" Fuzz/Support/HTTPTypesShim.swift
+      protocol_dependencies "$dir"
       swiftc -sanitize=fuzzer,address -parse-as-library -O -enable-testing -module-name StageProtocol "${features[@]}" \
-        -emit-module -emit-module-path "$dir/StageProtocol.swiftmodule" -emit-library -static -o "$dir/libStageProtocol.a" \
+        -I "$dir" -emit-module -emit-module-path "$dir/StageProtocol.swiftmodule" -emit-library -static -o "$dir/libStageProtocol.a" \
         $(find Sources/StageProtocol -name '*.swift')
       swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageServer "${features[@]}" -use-ld=lld \
-        -I "$dir" -L "$dir" -lStageProtocol -lHTTPTypes \
-        Sources/StageServer/ControlPlane/{JSONValue,JSONBodyShape,RequestFields,RequestFields+Shapes,FieldRules,APIError}.swift \
+        -I "$dir" -L "$dir" -lStageProtocol -lStageLayout -lStageWire -lHTTPTypes \
+        Sources/StageServer/ControlPlane/{RequestJSON,JSONBodyShape,RequestFields,RequestFields+Shapes,FieldRules,APIError}.swift \
         Sources/StageServer/Support/Identifiers.swift Fuzz/JSONFuzz.swift -o .build-fuzz/json-fuzz
       max_len=16384 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;

@@ -1,14 +1,14 @@
-public import StageProtocol
+import StageProtocol
 
 /// Identifies a device: its id (the published stream's id), kind and name, and where its
 /// media comes from. A descriptor without a source publishes the stream's description only.
 public struct DeviceDescriptor: Sendable, Hashable {
     public var deviceId: String
-    public var kind: StreamKind
+    public var kind: MediaKind
     public var friendlyName: String
     public var source: DeviceSource?
 
-    public init(deviceId: String, kind: StreamKind, friendlyName: String? = nil, source: DeviceSource? = nil) {
+    public init(deviceId: String, kind: MediaKind, friendlyName: String? = nil, source: DeviceSource? = nil) {
         self.deviceId = deviceId
         self.kind = kind
         self.friendlyName = friendlyName ?? deviceId
@@ -20,7 +20,7 @@ public struct DeviceDescriptor: Sendable, Hashable {
 @MainActor
 public class StageStream: Hashable {
     public let streamId: String
-    public let kind: StreamKind
+    public let kind: MediaKind
     /// Whether the publisher muted it.
     public internal(set) var isMuted: Bool
     /// The stream's device: an `ImageDevice` for video, an `AudioDevice` for audio. A received
@@ -31,7 +31,7 @@ public class StageStream: Hashable {
     /// Where `requestRTCStats()` gets its figures: set while media flows.
     var statsProvider: (@Sendable () async -> [RTCStats])?
 
-    init(streamId: String, kind: StreamKind, isMuted: Bool, device: (any StageDevice)? = nil) {
+    init(streamId: String, kind: MediaKind, isMuted: Bool, device: (any StageDevice)? = nil) {
         self.streamId = streamId
         self.kind = kind
         self.isMuted = isMuted

@@ -1,8 +1,9 @@
 public import StageProtocol
+public import StageWire
 
 public typealias SubscribeType = StageProtocol.SubscribeType
 public typealias Capabilities = StageProtocol.Capabilities
-public typealias StreamKind = StageProtocol.StreamKind
+public typealias MediaKind = StageWire.MediaKind
 
 /// The stage connection, as IVS names it (`IVSStageConnectionState`).
 public enum StageConnectionState: String, Sendable, Hashable {

@@ -1,10 +1,7 @@
-/// Value types carried by the signaling messages (see `Protocol/README.md`).
+public import StageWire
 
-/// Which media a stream carries.
-public enum StreamKind: String, Codable, Sendable, Hashable, CaseIterable {
-    case audio
-    case video
-}
+/// Value types carried by the signaling messages (see `Protocol/README.md`); a stream's kind is
+/// StageWire's `MediaKind`.
 
 /// What a subscriber asks to receive from one publisher (IVS `IVSStageSubscribeType`).
 public enum SubscribeType: String, Codable, Sendable, Hashable, CaseIterable {
@@ -13,7 +10,7 @@ public enum SubscribeType: String, Codable, Sendable, Hashable, CaseIterable {
     case audioVideo
 
     /// Whether a stream of `kind` is part of this subscription.
-    public func includes(_ kind: StreamKind) -> Bool {
+    public func includes(_ kind: MediaKind) -> Bool {
         switch self {
         case .none: false
         case .audioOnly: kind == .audio
@@ -26,10 +23,10 @@ public enum SubscribeType: String, Codable, Sendable, Hashable, CaseIterable {
 public struct StreamDescriptor: Codable, Sendable, Hashable {
     /// Unique within the publishing participant, e.g. `"camera"` or `"mic"`. 1–64 characters.
     public var streamId: String
-    public var kind: StreamKind
+    public var kind: MediaKind
     public var muted: Bool
 
-    public init(streamId: String, kind: StreamKind, muted: Bool = false) {
+    public init(streamId: String, kind: MediaKind, muted: Bool = false) {
         self.streamId = streamId
         self.kind = kind
         self.muted = muted

@@ -1,9 +1,4 @@
-import StageWire
-
-/// The kind of media a track carries.
-public enum MediaKind: String, Sendable, Hashable {
-    case audio, video
-}
+public import StageWire
 
 /// One published track (mediasoup's Producer): the packets of one publisher's audio or video,
 /// fanned out to its consumers. Lives on the media event loop.

@@ -1,7 +1,7 @@
 import Foundation
 public import NIOCore
 import NIOPosix
-import StageWire
+public import StageWire
 
 /// The client end of a WebRTC peer connection (the SDK side, and the benchmark's synthetic
 /// peers): a full controlling ICE agent (``ICEAgent``: host, server-reflexive and relayed
@@ -13,7 +13,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
     /// One media section of our offer.
     public struct Track: Sendable {
         public var mid: String
-        public var kind: RemoteOffer.StreamKindName
+        public var kind: MediaKind
         public var direction: Direction
         /// Our SSRC for a sending track without simulcast.
         public var ssrc: UInt32
@@ -22,7 +22,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
         public var rids: [String]
         /// The `a=msid` track id (RFC 8830): how the server names the stream.
         public var trackId: String
-        public init(mid: String, kind: RemoteOffer.StreamKindName, direction: Direction, ssrc: UInt32 = .random(in: 1...UInt32.max),
+        public init(mid: String, kind: MediaKind, direction: Direction, ssrc: UInt32 = .random(in: 1...UInt32.max),
                     rids: [String] = [], trackId: String? = nil) {
             self.mid = mid
             self.kind = kind
@@ -51,7 +51,7 @@ public final class ClientPeerConnection: @unchecked Sendable {
     public var onRTP: ((UnsafeMutableRawBufferPointer) -> Void)?
     public var onRTCP: ((UnsafeMutableRawBufferPointer) -> Void)?
 
-    public static let payloadTypes: [RemoteOffer.StreamKindName: UInt8] = [.video: 96, .audio: 111]
+    public static let payloadTypes: [MediaKind: UInt8] = [.video: 96, .audio: 111]
     /// RTX (RFC 4588) for received video: the server resends lost packets on it.
     public static let retransmissionPayloadType: UInt8 = 97
     /// Header extension ids of our offers: RFC 8843 mid and RFC 8852 rtp-stream-id.

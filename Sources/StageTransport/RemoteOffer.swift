@@ -12,7 +12,7 @@ public struct NegotiationError: Error, Hashable, CustomStringConvertible {
 public struct RemoteOffer: Sendable {
     public struct Section: Sendable {
         public var mid: String
-        public var kind: StreamKindName
+        public var kind: MediaKind
         public var direction: SDPDirection
         /// The codec chosen from the offer: Opus for audio, VP8 for video.
         public var codec: SDPCodec
@@ -29,8 +29,6 @@ public struct RemoteOffer: Sendable {
         public var streamID: String?
         public var trackID: String?
     }
-
-    public enum StreamKindName: String, Sendable { case audio, video }
 
     /// Header extensions this SFU reads (RFC 8843 mid, RFC 8852 rid/repaired-rid); it also
     /// writes abs-send-time on video it sends and transport-cc on all it sends, where offered.
@@ -79,7 +77,7 @@ public struct RemoteOffer: Sendable {
 
     private static func section(_ media: MediaDescription, index: Int) throws(NegotiationError) -> Section {
         let where_ = "m-line \(index + 1) (\(media.media))"
-        guard let kind = StreamKindName(rawValue: media.media) else {
+        guard let kind = MediaKind(rawValue: media.media) else {
             throw NegotiationError("offer: \(where_): only audio and video are supported")
         }
         guard let mid = media.mid else { throw NegotiationError("offer: \(where_): a=mid is required (BUNDLE, RFC 8843)") }

@@ -87,7 +87,7 @@ final class JoinSession {
 
     /// SIGUSR1 / SIGUSR2: toggle the mute of the camera / the microphone.
     private func handleMuteSignals() {
-        for (signalNumber, kind) in [(SIGUSR1, StreamKind.video), (SIGUSR2, StreamKind.audio)] {
+        for (signalNumber, kind) in [(SIGUSR1, MediaKind.video), (SIGUSR2, MediaKind.audio)] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
             source.setEventHandler { [weak self] in

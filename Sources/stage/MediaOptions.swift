@@ -47,7 +47,7 @@ struct MediaOptions: ParsableArguments {
     @Option(help: "Record every received stream into this folder: VP8 as IVF, Opus as Ogg.")
     var record: String?
 
-    static func device(_ kind: StreamKind) -> DeviceDescriptor {
+    static func device(_ kind: MediaKind) -> DeviceDescriptor {
         DeviceDiscovery().listLocalDevices().first { $0.kind == kind } ?? DeviceDescriptor(deviceId: kind.rawValue, kind: kind)
     }
 

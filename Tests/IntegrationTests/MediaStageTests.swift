@@ -47,7 +47,7 @@ struct MediaStageTests {
     }
 
     /// The received stream of `kind` the renderer was given for `user`.
-    func receivedStream(_ stage: Stage, from participantId: String, kind: StreamKind) -> StageStream? {
+    func receivedStream(_ stage: Stage, from participantId: String, kind: MediaKind) -> StageStream? {
         stage.remotes[participantId]?.stageStreams.values.first { $0.kind == kind }
     }
 

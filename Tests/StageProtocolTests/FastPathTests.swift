@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StageProtocol
+import StageWire
 
 /// The signaling fast path against its definition, the `Codable` conformances run by Foundation:
 /// the same bytes out, the same values in, and every text it declines left to Foundation.
@@ -143,7 +144,7 @@ struct SeededRandom: RandomNumberGenerator {
 
     mutating func streams() -> [StreamDescriptor] {
         (0..<Int.random(in: 0...3, using: &self)).map { _ in
-            StreamDescriptor(streamId: string(), kind: StreamKind.allCases.randomElement(using: &self)!, muted: Bool.random(using: &self))
+            StreamDescriptor(streamId: string(), kind: MediaKind.allCases.randomElement(using: &self)!, muted: Bool.random(using: &self))
         }
     }
 

@@ -48,7 +48,7 @@ public struct DeviceDiscovery: Sendable {
     /// does not let its user choose publishes.
     public func defaultDevices() -> [DeviceDescriptor] {
         let devices = listLocalDevices()
-        return [StreamKind.video, .audio].compactMap { kind in devices.first { $0.kind == kind } }
+        return [MediaKind.video, .audio].compactMap { kind in devices.first { $0.kind == kind } }
     }
 }
 

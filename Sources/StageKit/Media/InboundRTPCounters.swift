@@ -26,7 +26,7 @@ struct InboundRTPCounters {
     }
 
     /// The `inbound-rtp` members every kind has (jitter in seconds).
-    func statsValues(kind: StreamKind) -> [String: RTCStats.Value] {
+    func statsValues(kind: MediaKind) -> [String: RTCStats.Value] {
         ["kind": .string(kind.rawValue), "ssrc": .number(Double(ssrc ?? 0)),
          "packetsReceived": .number(Double(statistics?.packetsReceived ?? 0)),
          "packetsLost": .number(Double(statistics?.cumulativeLost ?? 0)),

@@ -11,7 +11,7 @@ final class MediaPublisher: @unchecked Sendable {
     /// What a publisher needs of a `LocalStageStream`, taken on the main actor.
     struct Track: Sendable {
         var streamId: String
-        var kind: StreamKind
+        var kind: MediaKind
         var source: DeviceSource
         var configuration: LocalStageStreamConfiguration
         var muted: Bool

@@ -11,7 +11,7 @@ final class MediaSubscriber: @unchecked Sendable {
     /// What a subscriber needs of a received `StageStream`, taken on the main actor.
     struct Track: Sendable {
         var streamId: String
-        var kind: StreamKind
+        var kind: MediaKind
         var device: any StageDevice
 
         @MainActor init(_ stream: StageStream) {

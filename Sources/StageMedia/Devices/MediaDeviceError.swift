@@ -8,12 +8,6 @@ public enum MediaDeviceError: Error, Hashable, Sendable, CustomStringConvertible
     case invalidTone(frequency: Double, levelDBFS: Double)
     /// A channel count other than 1 or 2.
     case invalidChannelCount(Int)
-    /// No device with this id.
-    case unknownDevice(String)
-    /// The device is a camera where a microphone was asked for, or the reverse.
-    case wrongDeviceType(deviceId: String, expected: MediaDeviceType)
-    /// A file that is neither YUV4MPEG2 (camera) nor RIFF WAVE (microphone).
-    case unrecognizedFile(path: String)
     /// The file could not be read.
     case io(MediaFileIOError)
     /// A live device (a pipe, a FIFO) could not be opened or sent nothing usable; `device`
@@ -30,12 +24,6 @@ public enum MediaDeviceError: Error, Hashable, Sendable, CustomStringConvertible
             "tone \(frequency) Hz at \(level) dBFS is invalid: frequency in (0, 24000) Hz, level at most 0 dBFS"
         case .invalidChannelCount(let channels):
             "\(channels) channels: only 1 or 2 are supported"
-        case .unknownDevice(let id):
-            "no media device \(id.debugDescription)"
-        case .wrongDeviceType(let id, let expected):
-            "device \(id.debugDescription) is not a \(expected)"
-        case .unrecognizedFile(let path):
-            "\(path) is neither a YUV4MPEG2 video (.y4m) nor a RIFF WAVE audio (.wav) file"
         case .io(let error):
             "\(error)"
         case .unavailable(let device, let reason):

@@ -1,7 +1,7 @@
 /// The signaling fast path for client messages (see `ServerMessage+JSON.swift`).
 extension ClientMessage {
     init(fastJSON text: String) throws(JSONFastPathDeclined) {
-        let json = try JSONValue.parse(text)
+        let json = try FastPathJSON.parse(text)
         guard case .object = json, try json.int("v") == ProtocolVersion.major else { throw JSONFastPathDeclined() }
         switch try json.string("type") {
         case "join": self = .join(try Join(json: json))
@@ -40,7 +40,7 @@ extension ClientMessage {
 }
 
 extension ClientMessage.Join: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         var client: ClientDescription?
         if let object = try json.optionalObject("client") { client = try ClientDescription(json: object) }
         self.init(token: try json.string("token"), client: client)
@@ -53,7 +53,7 @@ extension ClientMessage.Join: FastJSONMembers {
 }
 
 extension ClientMessage.Publish: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(requestId: try json.string("requestId"), streams: try StreamDescriptor.list(try json.array("streams")))
     }
 
@@ -64,13 +64,13 @@ extension ClientMessage.Publish: FastJSONMembers {
 }
 
 extension ClientMessage.Unpublish: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) { self.init(requestId: try json.string("requestId")) }
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) { self.init(requestId: try json.string("requestId")) }
 
     func writeMembers(to writer: inout JSONWriter) { writer.key("requestId"); writer.string(requestId) }
 }
 
 extension ClientMessage.Mute: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(streamId: try json.string("streamId"), muted: try json.bool("muted"))
     }
 
@@ -81,7 +81,7 @@ extension ClientMessage.Mute: FastJSONMembers {
 }
 
 extension ClientMessage.Subscribe: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(requestId: try json.string("requestId"), participantId: try json.string("participantId"),
                   subscribeType: try json.value("subscribeType", as: SubscribeType.self))
     }
@@ -94,7 +94,7 @@ extension ClientMessage.Subscribe: FastJSONMembers {
 }
 
 extension ClientMessage.PreferLayer: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(participantId: try json.string("participantId"), rid: try json.optionalString("rid"))
     }
 
@@ -105,7 +105,7 @@ extension ClientMessage.PreferLayer: FastJSONMembers {
 }
 
 extension ClientMessage.SdpOffer: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(requestId: try json.string("requestId"), purpose: try json.value("purpose", as: Purpose.self),
                   participantId: try json.optionalString("participantId"), sdp: try json.string("sdp"))
     }

@@ -2,7 +2,7 @@
 /// without going through `Decoder`/`Encoder` (see `SignalCodec`).
 extension ServerMessage {
     init(fastJSON text: String) throws(JSONFastPathDeclined) {
-        let json = try JSONValue.parse(text)
+        let json = try FastPathJSON.parse(text)
         guard case .object = json, try json.int("v") == ProtocolVersion.major else { throw JSONFastPathDeclined() }
         switch try json.string("type") {
         case "joined": self = .joined(try Joined(json: json))
@@ -48,7 +48,7 @@ extension ServerMessage {
 }
 
 extension ServerMessage.Joined: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(sessionId: try json.string("sessionId"), participant: try ParticipantDescriptor(json: try json.object("participant")),
                   publishers: try PublisherDescriptor.list(try json.array("publishers")),
                   pingIntervalSeconds: try json.int("pingIntervalSeconds"))
@@ -63,7 +63,7 @@ extension ServerMessage.Joined: FastJSONMembers {
 }
 
 extension ServerMessage.ParticipantLeft: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(participantId: try json.string("participantId"), reason: try json.value("reason", as: LeaveReason.self))
     }
 
@@ -74,7 +74,7 @@ extension ServerMessage.ParticipantLeft: FastJSONMembers {
 }
 
 extension ServerMessage.StreamsChanged: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(participantId: try json.string("participantId"), streams: try StreamDescriptor.list(try json.array("streams")))
     }
 
@@ -85,7 +85,7 @@ extension ServerMessage.StreamsChanged: FastJSONMembers {
 }
 
 extension ServerMessage.PublishState: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(requestId: try json.optionalString("requestId"), state: try json.value("state", as: State.self),
                   streams: try StreamDescriptor.list(try json.array("streams")))
     }
@@ -98,7 +98,7 @@ extension ServerMessage.PublishState: FastJSONMembers {
 }
 
 extension ServerMessage.SubscribeState: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(requestId: try json.optionalString("requestId"), participantId: try json.string("participantId"),
                   subscribeType: try json.value("subscribeType", as: SubscribeType.self), state: try json.value("state", as: State.self),
                   streams: try StreamDescriptor.list(try json.array("streams")))
@@ -114,7 +114,7 @@ extension ServerMessage.SubscribeState: FastJSONMembers {
 }
 
 extension ServerMessage.SignalError: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(code: try json.value("code", as: SignalErrorCode.self), message: try json.string("message"),
                   requestId: try json.optionalString("requestId"))
     }
@@ -127,7 +127,7 @@ extension ServerMessage.SignalError: FastJSONMembers {
 }
 
 extension ServerMessage.Disconnect: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(reason: try json.value("reason", as: DisconnectReason.self), message: try json.string("message"))
     }
 
@@ -138,7 +138,7 @@ extension ServerMessage.Disconnect: FastJSONMembers {
 }
 
 extension ServerMessage.SdpAnswer: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(requestId: try json.string("requestId"), sdp: try json.string("sdp"))
     }
 

@@ -1,14 +1,16 @@
+import StageWire
+
 /// A type the signaling fast path reads from a parsed object and writes as JSON members.
 /// Members are written in sorted key order, without the braces, so a message can put its
 /// envelope keys (`type`, `v`) after them in the same object.
 protocol FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined)
+    init(json: FastPathJSON) throws(JSONFastPathDeclined)
     func writeMembers(to writer: inout JSONWriter)
 }
 
 extension FastJSONMembers {
     /// Reads each element of an array of objects.
-    static func list(_ elements: [JSONValue]) throws(JSONFastPathDeclined) -> [Self] {
+    static func list(_ elements: [FastPathJSON]) throws(JSONFastPathDeclined) -> [Self] {
         var list: [Self] = []
         list.reserveCapacity(elements.count)
         for element in elements {
@@ -26,8 +28,8 @@ extension FastJSONMembers {
 }
 
 extension StreamDescriptor: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
-        self.init(streamId: try json.string("streamId"), kind: try json.value("kind", as: StreamKind.self), muted: try json.bool("muted"))
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
+        self.init(streamId: try json.string("streamId"), kind: try json.value("kind", as: MediaKind.self), muted: try json.bool("muted"))
     }
 
     func writeMembers(to writer: inout JSONWriter) {
@@ -38,7 +40,7 @@ extension StreamDescriptor: FastJSONMembers {
 }
 
 extension Capabilities: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(allowPublish: try json.bool("allow_publish"), allowSubscribe: try json.bool("allow_subscribe"))
     }
 
@@ -49,7 +51,7 @@ extension Capabilities: FastJSONMembers {
 }
 
 extension ParticipantDescriptor: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(participantId: try json.string("participantId"), userId: try json.string("userId"),
                   attributes: try json.stringDictionary("attributes"), capabilities: try Capabilities(json: try json.object("capabilities")))
     }
@@ -63,7 +65,7 @@ extension ParticipantDescriptor: FastJSONMembers {
 }
 
 extension PublisherDescriptor: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(participant: try ParticipantDescriptor(json: try json.object("participant")),
                   streams: try StreamDescriptor.list(try json.array("streams")))
     }
@@ -75,13 +77,13 @@ extension PublisherDescriptor: FastJSONMembers {
 }
 
 extension Ping: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) { self.init(nonce: try json.int("nonce")) }
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) { self.init(nonce: try json.int("nonce")) }
 
     func writeMembers(to writer: inout JSONWriter) { writer.key("nonce"); writer.int(nonce) }
 }
 
 extension ClientDescription: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(sdkVersion: try json.optionalString("sdkVersion"), osName: try json.optionalString("osName"),
                   osVersion: try json.optionalString("osVersion"))
     }
@@ -94,7 +96,7 @@ extension ClientDescription: FastJSONMembers {
 }
 
 extension ServerMessage.PublishLayers: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         var rids: [String] = []
         for element in try json.array("rids") { rids.append(try element.asString()) }
         self.init(streamId: try json.string("streamId"), rids: rids)
@@ -107,7 +109,7 @@ extension ServerMessage.PublishLayers: FastJSONMembers {
 }
 
 extension ServerMessage.DownlinkEstimate: FastJSONMembers {
-    init(json: JSONValue) throws(JSONFastPathDeclined) {
+    init(json: FastPathJSON) throws(JSONFastPathDeclined) {
         self.init(participantId: try json.string("participantId"), bitsPerSecond: try json.int("bitsPerSecond"))
     }
 

@@ -30,7 +30,7 @@ enum FieldRules {
     }
 
     /// PUBLISH and/or SUBSCRIBE; IVS grants both when none are given.
-    static func capabilities(_ items: [JSONValue]?, field: String) throws(APIError) -> [String] {
+    static func capabilities(_ items: [RequestJSON]?, field: String) throws(APIError) -> [String] {
         guard let items else { return ["PUBLISH", "SUBSCRIBE"] }
         var result: [String] = []
         for item in items {

@@ -4,7 +4,7 @@ import Foundation
 /// Every failure is a ValidationException whose message names the field and the rule.
 struct RequestFields {
     let path: String
-    let members: [String: JSONValue]
+    let members: [String: RequestJSON]
 
     /// Parses a request body. An empty body is an empty object, as botocore sends for no input.
     static func parse(_ body: [UInt8], allowed: Set<String>) throws(APIError) -> RequestFields {
@@ -12,9 +12,9 @@ struct RequestFields {
             return RequestFields(path: "", members: [:])
         }
         try JSONBodyShape.check(body)
-        let value: JSONValue
+        let value: RequestJSON
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(body))
+            value = try JSONDecoder().decode(RequestJSON.self, from: Data(body))
         } catch {
             throw .validation("request body: not valid JSON")
         }
@@ -24,12 +24,12 @@ struct RequestFields {
         return try RequestFields(path: "", members: members, allowed: allowed)
     }
 
-    init(path: String, members: [String: JSONValue]) {
+    init(path: String, members: [String: RequestJSON]) {
         self.path = path
         self.members = members
     }
 
-    init(path: String, members: [String: JSONValue], allowed: Set<String>) throws(APIError) {
+    init(path: String, members: [String: RequestJSON], allowed: Set<String>) throws(APIError) {
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw .validation("\(path.isEmpty ? "" : path + ".")\(unknown): unknown field; allowed: \(allowed.sorted().joined(separator: ", "))")
         }
@@ -38,7 +38,7 @@ struct RequestFields {
 
     func name(_ field: String) -> String { path.isEmpty ? field : "\(path).\(field)" }
 
-    private func value(_ field: String, required: Bool) throws(APIError) -> JSONValue? {
+    private func value(_ field: String, required: Bool) throws(APIError) -> RequestJSON? {
         guard let value = members[field], value != .null else {
             if required { throw .validation("\(name(field)): required") }
             return nil
@@ -89,7 +89,7 @@ struct RequestFields {
         return map
     }
 
-    func list(_ field: String, count: ClosedRange<Int>) throws(APIError) -> [JSONValue]? {
+    func list(_ field: String, count: ClosedRange<Int>) throws(APIError) -> [RequestJSON]? {
         guard let value = try value(field, required: false) else { return nil }
         guard case .array(let items) = value else { throw .validation("\(name(field)): must be a list, got \(value.typeName)") }
         guard count.contains(items.count) else {

@@ -1,6 +1,7 @@
 import Metrics
 import StageSFU
 import StageTransport
+import StageWire
 
 /// The media path's counters besides drops (`MediaDropReason`): what was forwarded, NACKs,
 /// PLIs and keyframe requests. Every label comes from a fixed enum (bounded series) and every

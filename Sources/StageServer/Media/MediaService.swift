@@ -124,7 +124,7 @@ final class MediaService: @unchecked Sendable {
                                             sendHistory: sendHistory)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
             for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
-                guard let producer = publisher.producer(kind: MediaKind(section.kind)) else { continue }
+                guard let producer = publisher.producer(kind: section.kind) else { continue }
                 let ssrc = UInt32.random(in: 0x1000...UInt32.max)
                 let forwarded = MediaMetrics.shared.forwarded(producer.kind)
                 let writer = ForwardedPacketWriter(absSendTimeID: section.extensions[RTPExtensionURI.absSendTime].map { UInt8($0) },

@@ -1,4 +1,5 @@
 import StageSFU
+import StageWire
 
 /// Which producer of a publisher's new session takes over the subscribers of each producer of
 /// the session it replaces (a publisher that reconnects its media), so that every subscriber

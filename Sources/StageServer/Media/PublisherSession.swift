@@ -56,7 +56,7 @@ final class PublisherSession: MediaPeerDelegate {
         for section in offer.sections where section.direction == .sendonly || section.direction == .sendrecv {
             let ridExtension = section.extensions[RTPExtensionURI.rtpStreamID].map { UInt8(truncatingIfNeeded: $0) }
             let layers = ridExtension == nil ? [] : section.sendRIDs
-            let producer = Producer(id: "\(participantId):\(section.mid)", kind: MediaKind(section.kind),
+            let producer = Producer(id: "\(participantId):\(section.mid)", kind: section.kind,
                                     layers: layers, observer: MediaMetrics.shared) { [weak peer] ssrc in
                 guard let peer else { return }
                 let sent = RTCPFeedback.pictureLossIndication(sender: Self.senderSSRC, media: ssrc).withUnsafeBytes { peer.sendRTCP($0) }
@@ -68,7 +68,7 @@ final class PublisherSession: MediaPeerDelegate {
                 simulcastByMid[section.mid] = (producer, ridExtension)
             } else {
                 for ssrc in section.ssrcs where section.retransmissionSSRCs[ssrc] == nil {
-                    bySSRC[ssrc] = Route(producer: producer, layer: 0, stream: IncomingStream(ssrc: ssrc, kind: MediaKind(section.kind)))
+                    bySSRC[ssrc] = Route(producer: producer, layer: 0, stream: IncomingStream(ssrc: ssrc, kind: section.kind))
                 }
                 byPayloadType[section.codec.payloadType] = producer
             }
@@ -111,7 +111,7 @@ final class PublisherSession: MediaPeerDelegate {
 
     /// The sending sections that have a producer, in offer order, for `PublisherHandOver`.
     var tracks: [PublisherHandOver.Track] {
-        offer.sections.filter { producers[$0.mid] != nil }.map { .init(mid: $0.mid, kind: MediaKind($0.kind), trackID: $0.trackID) }
+        offer.sections.filter { producers[$0.mid] != nil }.map { .init(mid: $0.mid, kind: $0.kind, trackID: $0.trackID) }
     }
 
     /// Hands the subscribers of this session's producers to `successor`'s, track by track.
@@ -303,15 +303,5 @@ final class PublisherSession: MediaPeerDelegate {
         lossCheck?.cancel()
         onClose?(self)
         for producer in producers.values { producer.close() }
-    }
-}
-
-extension MediaKind {
-    /// The kind of an offer's media section.
-    init(_ kind: RemoteOffer.StreamKindName) {
-        switch kind {
-        case .audio: self = .audio
-        case .video: self = .video
-        }
     }
 }

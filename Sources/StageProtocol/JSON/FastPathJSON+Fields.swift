@@ -1,15 +1,15 @@
 /// Typed reads of an object's members with the rules of Swift's synthesized `Decodable`:
 /// a required member must be present and not null; an optional one may be missing or null;
 /// members nobody asks for are ignored. Anything else declines the fast path.
-extension JSONValue {
+extension FastPathJSON {
     typealias Declined = JSONFastPathDeclined
 
-    func required(_ key: String) throws(Declined) -> JSONValue {
+    func required(_ key: String) throws(Declined) -> FastPathJSON {
         guard let value = self[key], !value.isNull else { throw Declined() }
         return value
     }
 
-    func optional(_ key: String) -> JSONValue? {
+    func optional(_ key: String) -> FastPathJSON? {
         guard let value = self[key], !value.isNull else { return nil }
         return value
     }
@@ -28,20 +28,20 @@ extension JSONValue {
         return value
     }
 
-    func array(_ key: String) throws(Declined) -> [JSONValue] {
+    func array(_ key: String) throws(Declined) -> [FastPathJSON] {
         guard case .array(let elements) = try required(key) else { throw Declined() }
         return elements
     }
 
     /// A member that must itself be an object.
-    func object(_ key: String) throws(Declined) -> JSONValue {
+    func object(_ key: String) throws(Declined) -> FastPathJSON {
         let value = try required(key)
         guard case .object = value else { throw Declined() }
         return value
     }
 
     /// A member that may be missing or null, and otherwise must be an object.
-    func optionalObject(_ key: String) throws(Declined) -> JSONValue? {
+    func optionalObject(_ key: String) throws(Declined) -> FastPathJSON? {
         guard let value = optional(key) else { return nil }
         guard case .object = value else { throw Declined() }
         return value

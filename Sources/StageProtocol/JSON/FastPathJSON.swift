@@ -1,21 +1,21 @@
 /// A JSON value (RFC 8259) as the signaling fast path reads it.
 ///
 /// Deliberately narrower than JSON: numbers must be integers that fit `Int`, objects may not
-/// repeat a key, and nesting stops at `JSONValue.maxDepth`. Text outside that subset is not an
+/// repeat a key, and nesting stops at `FastPathJSON.maxDepth`. Text outside that subset is not an
 /// error of the protocol — `SignalCodec` hands it to Foundation's `JSONDecoder`, which decides.
-enum JSONValue {
+enum FastPathJSON {
     case null
     case bool(Bool)
     case integer(Int)
     case string(String)
-    case array([JSONValue])
+    case array([FastPathJSON])
     /// Members in the order they appear; keys are unique.
-    case object([(key: String, value: JSONValue)])
+    case object([(key: String, value: FastPathJSON)])
 
     static let maxDepth = 32
 
     /// The member named `key` of an object.
-    subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> FastPathJSON? {
         guard case .object(let members) = self else { return nil }
         for member in members where member.key == key { return member.value }
         return nil
@@ -29,11 +29,11 @@ enum JSONValue {
 /// Why the fast path declined a text (the caller falls back to Foundation).
 struct JSONFastPathDeclined: Error {}
 
-extension JSONValue {
+extension FastPathJSON {
     /// Parses one JSON text: a value with optional whitespace around it (RFC 8259 §2).
-    static func parse(_ text: String) throws(JSONFastPathDeclined) -> JSONValue {
+    static func parse(_ text: String) throws(JSONFastPathDeclined) -> FastPathJSON {
         var text = text
-        let parsed: JSONValue? = text.withUTF8 { bytes in
+        let parsed: FastPathJSON? = text.withUTF8 { bytes in
             var reader = JSONReader(bytes: bytes)
             return reader.document()
         }
@@ -49,7 +49,7 @@ private struct JSONReader {
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    mutating func document() -> JSONValue? {
+    mutating func document() -> FastPathJSON? {
         guard let value = value(depth: 0) else { return nil }
         skipWhitespace()
         return index == bytes.count ? value : nil
@@ -64,13 +64,13 @@ private struct JSONReader {
         }
     }
 
-    private mutating func value(depth: Int) -> JSONValue? {
+    private mutating func value(depth: Int) -> FastPathJSON? {
         skipWhitespace()
-        guard index < bytes.count, depth < JSONValue.maxDepth else { return nil }
+        guard index < bytes.count, depth < FastPathJSON.maxDepth else { return nil }
         switch bytes[index] {
         case UInt8(ascii: "{"): return object(depth: depth)
         case UInt8(ascii: "["): return array(depth: depth)
-        case UInt8(ascii: "\""): return string().map(JSONValue.string)
+        case UInt8(ascii: "\""): return string().map(FastPathJSON.string)
         case UInt8(ascii: "t"): return literal("true", .bool(true))
         case UInt8(ascii: "f"): return literal("false", .bool(false))
         case UInt8(ascii: "n"): return literal("null", .null)
@@ -78,7 +78,7 @@ private struct JSONReader {
         }
     }
 
-    private mutating func literal(_ word: StaticString, _ result: JSONValue) -> JSONValue? {
+    private mutating func literal(_ word: StaticString, _ result: FastPathJSON) -> FastPathJSON? {
         let count = word.utf8CodeUnitCount
         guard bytes.count - index >= count else { return nil }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return nil }
@@ -86,9 +86,9 @@ private struct JSONReader {
         return result
     }
 
-    private mutating func object(depth: Int) -> JSONValue? {
+    private mutating func object(depth: Int) -> FastPathJSON? {
         index += 1  // {
-        var members: [(key: String, value: JSONValue)] = []
+        var members: [(key: String, value: FastPathJSON)] = []
         // Seen keys in a set: a duplicate check by scanning the members was O(n²), 0.2 s of CPU
         // for a 64 KB frame of 9,000 keys before any token check.
         var keys: Set<String> = []
@@ -116,9 +116,9 @@ private struct JSONReader {
         }
     }
 
-    private mutating func array(depth: Int) -> JSONValue? {
+    private mutating func array(depth: Int) -> FastPathJSON? {
         index += 1  // [
-        var elements: [JSONValue] = []
+        var elements: [FastPathJSON] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
@@ -138,7 +138,7 @@ private struct JSONReader {
     }
 
     /// `-?(0|[1-9][0-9]*)` that fits `Int`; a fraction or exponent is declined.
-    private mutating func integer() -> JSONValue? {
+    private mutating func integer() -> FastPathJSON? {
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
         let start = index
