@@ -76,7 +76,7 @@ public enum StageServerApp {
             .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             let stageId = context.requestContext.parameters.get("stageId") ?? ""
-            let session = SignalingSession(hub: hub, admission: admission, media: media, stageId: stageId,
+            let session = SignalingConnection(hub: hub, admission: admission, media: media, stageId: stageId,
                                            connectionId: connectionIds.add(1, ordering: .relaxed).newValue)
             try await session.run(inbound: inbound, outbound: outbound)
         }

@@ -60,16 +60,16 @@ struct CompositorCommand: AsyncParsableCommand {
         let mixer = AudioMixer()
         let settings = OutputRenderer.Settings(framerate: Int(framerate.rounded()), renditions: try renditions(),
                                                layout: try LayoutArgument.parse(layoutJSON), thumbnailIntervalSeconds: thumbnailInterval)
-        let session = try await CompositorSession(token: token, caFile: caFile, inputs: inputs, mixer: mixer)
+        let stageSide = try await CompositorStage(token: token, caFile: caFile, inputs: inputs, mixer: mixer)
         let renderer = try OutputRenderer(settings: settings, inputs: inputs, mixer: mixer, output: output) { participantId, rid in
-            Task { @MainActor in session.preferLayer(rid, for: participantId) }
+            Task { @MainActor in stageSide.preferLayer(rid, for: participantId) }
         }
         renderer.start()
         CompositorLog.write("composing \(settings.renditions.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")) at \(settings.framerate) fps")
-        let reason = await session.waitForEnd()
+        let reason = await stageSide.waitForEnd()
         CompositorLog.write("finishing: \(reason)")
         renderer.finish()
-        await session.leave()
+        await stageSide.leave()
     }
 }
 
@@ -77,7 +77,7 @@ struct CompositorCommand: AsyncParsableCommand {
 /// `waitForEnd` when to stop — EOF on stdin (the server asks us to finish), SIGTERM/SIGINT,
 /// or the stage ending the session for good.
 @MainActor
-final class CompositorSession {
+final class CompositorStage {
     let stage: Stage
     let listener: StageListener
     private let ended = AsyncStream<String>.makeStream()

@@ -27,13 +27,13 @@ struct Join: AsyncParsableCommand {
     @OptionGroup var ice: ICEOptions
 
     func run() async throws {
-        try await JoinSession(command: self).run()
+        try await JoinedStage(command: self).run()
     }
 }
 
 /// Joins, prints events, leaves on SIGINT/SIGTERM (after which the process exits 0).
 @MainActor
-final class JoinSession {
+final class JoinedStage {
     let stage: Stage
     let printer: EventPrinter
     private var signalSources: [any DispatchSourceSignal] = []

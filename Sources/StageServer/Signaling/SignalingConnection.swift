@@ -8,7 +8,7 @@ import Synchronization
 /// One participant's WebSocket, from the first frame to the close: waits for `join`, checks
 /// the token, registers the peer with the hub, then reads requests until the socket ends.
 /// Outbound frames come only from the peer's queue, written by one task, in order.
-struct SignalingSession {
+struct SignalingConnection {
     let hub: SignalingHub
     let admission: TokenAdmission
     let media: MediaService
