@@ -191,7 +191,7 @@ let package = Package(
             dependencies: ["StageTransport", "StageWire", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "StageSFUTests", dependencies: ["StageSFU", "StageWire"]),
         .testTarget(name: "StageCongestionTests", dependencies: ["StageCongestion", "StageWire"]),
-        .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageWire"]),
+        .testTarget(name: "StageMediaTests", dependencies: ["StageMedia", "StageDevices", "StageWire"]),
         .testTarget(
             name: "StageWireTests",
             dependencies: ["StageWire", .product(name: "Crypto", package: "swift-crypto")]),
@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(name: "StageKitTests", dependencies: ["StageKit", "StageProtocol", "StageMedia", "StageWire", "StageTransport", "StageCongestion"]),
         .testTarget(name: "StageHLSTests", dependencies: ["StageHLS"]),
         .testTarget(name: "StageSubprocessTests", dependencies: ["StageSubprocess"], swiftSettings: strict),
-        .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia"]),
+        .testTarget(name: "StageCompositorTests", dependencies: ["StageCompositor", "StageMedia", "StageDevices"]),
         .testTarget(name: "StageLayoutTests", dependencies: ["StageLayout"]),
         .testTarget(name: "StageCanvasTests", dependencies: ["StageCanvas", "StageLayout", "StageMedia"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import StageDevices
 import StageMedia
 @testable import StageCompositor
 

@@ -1,4 +1,5 @@
 import Testing
+@testable import StageDevices
 @testable import StageMedia
 
 @Suite("File camera and microphone")

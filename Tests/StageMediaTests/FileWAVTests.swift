@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import StageDevices
 @testable import StageMedia
 
 @Suite("WAV reader and writer (RIFF WAVE, PCM)")

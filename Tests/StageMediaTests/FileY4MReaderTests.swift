@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import StageDevices
 @testable import StageMedia
 
 @Suite("Y4M reader (yuv4mpeg(5))")

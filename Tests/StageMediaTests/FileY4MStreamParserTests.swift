@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import StageDevices
 @testable import StageMedia
 
 @Suite("Y4M stream parser (live pipes)")

@@ -1,3 +1,4 @@
+import StageDevices
 import StageMedia
 import StageTransport
 import StageWire

@@ -1,3 +1,4 @@
+public import StageMedia
 #if canImport(Glibc)
 import Glibc
 #endif

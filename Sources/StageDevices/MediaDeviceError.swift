@@ -1,3 +1,4 @@
+public import StageMedia
 /// Why a device or source could not be created.
 public enum MediaDeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A picture size outside 16…4096 a side (and 4096 × 2304 in all).

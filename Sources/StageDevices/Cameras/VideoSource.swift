@@ -1,3 +1,4 @@
+public import StageMedia
 /// Where a local video track's pictures come from: a camera, a synthetic pattern or a file.
 ///
 /// Pull model: the capture loop calls ``nextFrame(captureTimeMicros:)`` once per frame period

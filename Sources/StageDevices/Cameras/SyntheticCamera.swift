@@ -1,3 +1,4 @@
+public import StageMedia
 /// A camera that draws a test pattern: a ``FrameStamp`` band on top, 75% colour bars, a box
 /// bouncing across them and a scrolling luma ramp at the bottom, so every frame has motion and
 /// carries its frame number and capture time. Frames are a pure function of the frame number

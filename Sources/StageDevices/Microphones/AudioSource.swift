@@ -1,3 +1,4 @@
+public import StageMedia
 /// Where a local audio track's samples come from: a microphone, a tone or a file.
 ///
 /// Pull model: the capture loop calls ``nextFrame(captureTimeMicros:)`` every 20 ms and gets

@@ -1,3 +1,4 @@
+import StageMedia
 import Synchronization
 
 /// Microphones that ffmpeg records and writes as WAV into a pipe a ``WAVPipeMicrophone``

@@ -1,3 +1,4 @@
+public import StageMedia
 /// A camera that plays a YUV4MPEG2 file (``Y4MReader``) at the file's frame rate.
 public struct FileCamera: VideoSource {
     public private(set) var reader: Y4MReader

@@ -1,3 +1,4 @@
+public import StageMedia
 /// A microphone that plays a WAV file (``WAVReader``) in 20 ms frames.
 ///
 /// At the end of the file the last frame is completed with silence, then `nil` follows; when

@@ -1,3 +1,4 @@
+import StageMedia
 #if canImport(Glibc)
 import Glibc
 #endif
