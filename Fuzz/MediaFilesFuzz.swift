@@ -7,13 +7,11 @@
 // - the live-stream parsers (Y4MStreamParser, WAVStreamParser), fed the same bytes in pieces of
 //   a size the input picks, give the file readers' frames and format, and only their errors.
 //
-// Built with the device and file sources (no C modules) and VideoFrame.swift in one module:
-//   swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia -use-ld=lld \
-//     -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny \
-//     Sources/StageMedia/VideoFrame.swift Sources/StageMedia/Devices/*.swift \
-//     Sources/StageMedia/Files/*.swift Fuzz/MediaFilesFuzz.swift -o .build-fuzz/mediafiles-fuzz
-//   .build-fuzz/mediafiles-fuzz -runs=200000 -max_len=4096
-// or scripts/fuzz.sh 200000 mediafiles. fatalError is used only here, to report a broken invariant.
+// Built as two modules (no C modules): StageMedia's VideoFrame, AudioFrame and Files, then
+// StageDevices' file sources with this harness (scripts/fuzz.sh has the commands).
+// Run: scripts/fuzz.sh 200000 mediafiles. fatalError is used only here, to report a broken invariant.
+
+@testable import StageMedia
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMediaFiles(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -56,9 +56,16 @@ for target in "${targets[@]}"; do
       # Seeds: a two-frame 4×2 Y4M stream and a four-sample mono WAV.
       printf 'YUV4MPEG2 W4 H2 F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG\nFRAME\n0123456789abFRAME Ixyz\nABCDEFGHIJKL' > "$corpus/seed.y4m"
       printf 'RIFF\x2c\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x80\xbb\0\0\0\x77\x01\0\x02\0\x10\0data\x08\0\0\0\x01\0\x02\0\x03\0\x04\0' > "$corpus/seed.wav"
-      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageMedia -use-ld=lld \
-        -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny Sources/StageMedia/VideoFrame.swift \
-        Sources/StageMedia/Devices/*.swift Sources/StageMedia/Files/*.swift Fuzz/MediaFilesFuzz.swift -o .build-fuzz/mediafiles-fuzz
+      # StageMedia's frames and files as a module, then StageDevices' file sources (no C modules) with the harness.
+      dir=.build-fuzz/mediafiles; mkdir -p "$dir"
+      features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -enable-testing -module-name StageMedia "${features[@]}" \
+        -emit-module -emit-module-path "$dir/StageMedia.swiftmodule" -emit-library -static -o "$dir/libStageMedia.a" \
+        Sources/StageMedia/VideoFrame.swift Sources/StageMedia/Files/*.swift
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageDevices "${features[@]}" -use-ld=lld \
+        -I "$dir" -L "$dir" -lStageMedia -lswiftGlibc \
+        Sources/StageDevices/{MediaDeviceError,Cameras/VideoSource,Cameras/FileCamera,Microphones/AudioSource,Microphones/FileMicrophone}.swift \
+        Fuzz/MediaFilesFuzz.swift -o .build-fuzz/mediafiles-fuzz
       max_len=4096 ;;
     hls)
       # Seeds: a chunk stream (init, part) and a blocking-reload query.
