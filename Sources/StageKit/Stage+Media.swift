@@ -141,21 +141,19 @@ extension Stage {
     func stopAllMedia() {
         stopPublishingMedia()
         for id in Array(mediaSubscribers.keys) { stopReceiving(from: id) }
-        for waiter in sdpWaiters.values { waiter.resolve(.failure(StageError(code: .notJoined, message: "the stage left"))) }
-        sdpWaiters = [:]
+        for waiter in requests.removeAnswerWaiters() { waiter.resolve(.failure(StageError(code: .notJoined, message: "the stage left"))) }
     }
 
     /// Sends an `sdpOffer`; the returned answer resolves with the `sdpAnswer` (or the refusal,
     /// thrown), or times out after 10 s.
     func negotiate(_ purpose: ClientMessage.SdpOffer.Purpose, participantId: String?, offer: String,
                    on channel: SignalingChannel) -> PendingAnswer {
-        let requestId = makeRequestId()
         let answer = PendingAnswer()
-        sdpWaiters[requestId] = answer
+        let requestId = requests.register(answerWaiter: answer)
         channel.send(.sdpOffer(.init(requestId: requestId, purpose: purpose, participantId: participantId, sdp: offer)))
         Task { @MainActor [weak self] in
             try? await Task.sleep(for: .seconds(10))
-            self?.sdpWaiters.removeValue(forKey: requestId)?.resolve(.failure(StageError(code: .timedOut, message: "sdpOffer: no answer in 10 s")))
+            self?.requests.answerWaiter(for: requestId)?.resolve(.failure(StageError(code: .timedOut, message: "sdpOffer: no answer in 10 s")))
         }
         return answer
     }
@@ -174,24 +172,5 @@ extension Stage {
               !mediaSubscribers.values.contains(where: \.connection.hasFailed) else { return }
         mediaReconnecting = false
         setConnectionState(.connected, error: nil)
-    }
-}
-
-/// The answer to one `sdpOffer`, resolved by the signaling receive path on the main actor.
-@MainActor
-final class PendingAnswer {
-    private var result: Result<String, any Error>?
-    private var waiter: CheckedContinuation<String, any Error>?
-
-    func resolve(_ result: Result<String, any Error>) {
-        guard self.result == nil else { return }
-        self.result = result
-        waiter?.resume(with: result)
-        waiter = nil
-    }
-
-    func value() async throws -> String {
-        if let result { return try result.get() }
-        return try await withCheckedThrowingContinuation { waiter = $0 }
     }
 }

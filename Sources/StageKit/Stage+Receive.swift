@@ -29,8 +29,8 @@ extension Stage {
         case .error(let error): refused(error)
         case .disconnect(let disconnect):
             tearDown(error: StageError(code: .disconnected(disconnect.reason), message: disconnect.message))
-        case .pong(let pong): pingWaiters.removeValue(forKey: pong.nonce)?.resume(returning: true)
-        case .sdpAnswer(let answer): sdpWaiters.removeValue(forKey: answer.requestId)?.resolve(.success(answer.sdp))
+        case .pong(let pong): requests.pongWaiter(for: pong.nonce)?.resume(returning: true)
+        case .sdpAnswer(let answer): requests.answerWaiter(for: answer.requestId)?.resolve(.success(answer.sdp))
         case .publishLayers(let layers): mediaPublisher?.setActiveLayers(streamId: layers.streamId, rids: Set(layers.rids))
         case .downlinkEstimate(let estimate): mediaSubscribers[estimate.participantId]?.connection.availableIncomingBitrate = estimate.bitsPerSecond
         }
@@ -134,7 +134,7 @@ extension Stage {
     }
 
     private func subscribeStateChanged(_ state: ServerMessage.SubscribeState) {
-        if let requestId = state.requestId { pending[requestId] = nil }
+        if let requestId = state.requestId { _ = requests.reply(to: requestId) }
         let id = state.participantId
         guard remotes[id] != nil else { return }
         switch state.state {
@@ -150,7 +150,7 @@ extension Stage {
     }
 
     private func localPublishStateChanged(_ state: ServerMessage.PublishState) {
-        if let requestId = state.requestId { pending[requestId] = nil }
+        if let requestId = state.requestId { _ = requests.reply(to: requestId) }
         let before = confirmedLocal
         confirmedLocal = state.state == .published ? state.streams : []
         let beforeIds = before.map(\.streamId), afterIds = confirmedLocal.map(\.streamId)
@@ -171,14 +171,14 @@ extension Stage {
     /// A request was refused: undo what it assumed and tell the error delegate.
     private func refused(_ error: ServerMessage.SignalError) {
         let stageError = StageError(code: .server(error.code), message: error.message)
-        if let requestId = error.requestId, let answer = sdpWaiters.removeValue(forKey: requestId) {
+        if let requestId = error.requestId, let answer = requests.answerWaiter(for: requestId) {
             return answer.resolve(.failure(stageError))
         }
         if joinWaiter != nil {
             tearDown(error: stageError)
             return
         }
-        if let requestId = error.requestId, let request = pending.removeValue(forKey: requestId) {
+        if let requestId = error.requestId, let request = requests.reply(to: requestId) {
             switch request {
             case .publish:
                 applied.published = confirmedLocal.isEmpty ? nil : confirmedLocal
@@ -217,7 +217,7 @@ extension Stage {
         remotes = [:]
         remoteOrder = []
         applied = StrategyState()
-        pending = [:]
+        requests.forgetRequests()
         confirmedLocal = []
         for stream in localStreams { stream.stage = nil }
         setConnectionState(.disconnected, error: error)
@@ -225,7 +225,6 @@ extension Stage {
             joinWaiter = nil
             waiter.resume(throwing: error ?? StageError(code: .connectionFailed, message: "join: the connection closed"))
         }
-        for waiter in pingWaiters.values { waiter.resume(returning: false) }
-        pingWaiters = [:]
+        for waiter in requests.removePongWaiters() { waiter.resume(returning: false) }
     }
 }

@@ -42,14 +42,12 @@ extension Stage {
         for action in actions {
             switch action {
             case .publish(let streams):
-                let requestId = makeRequestId()
-                pending[requestId] = .publish
+                let requestId = requests.register(.publish)
                 applied.published = streams
                 setLocalPublishState(local.publishState == .published ? .published : .attemptingPublish)
                 startPublishing(requestId: requestId, streams: streams)
             case .unpublish:
-                let requestId = makeRequestId()
-                pending[requestId] = .unpublish
+                let requestId = requests.register(.unpublish)
                 applied.published = nil
                 stopPublishingMedia()
                 channel.send(.unpublish(.init(requestId: requestId)))
@@ -58,8 +56,7 @@ extension Stage {
                 mediaPublisher?.setMuted(streamId: streamId, muted: muted)
                 channel.send(.mute(.init(streamId: streamId, muted: muted)))
             case .subscribe(let participantId, let type):
-                let requestId = makeRequestId()
-                pending[requestId] = .subscribe(participantId: participantId, type: type)
+                let requestId = requests.register(.subscribe(participantId: participantId, type: type))
                 applied.subscriptions[participantId] = type == .none ? nil : type
                 if type == .none { stopReceiving(from: participantId) }
                 if type != .none, remotes[participantId]?.info.subscribeState == .notSubscribed {

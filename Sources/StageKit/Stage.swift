@@ -44,9 +44,8 @@ public final class Stage {
     var remoteOrder: [String] = []
     /// What the SDK has requested (sent, possibly not yet answered).
     var applied = StrategyState()
-    var pending: [String: PendingRequest] = [:]
-    var nextRequest = 0
-    var pingWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    /// Requests, `sdpOffer`s and round-trip pings awaiting the server's reply.
+    var requests = RequestMatcher<CheckedContinuation<Bool, Never>, PendingAnswer>()
 
     /// The DTLS certificate of this client's peer connections (nil without media).
     let mediaContext: DTLSContext?
@@ -56,7 +55,6 @@ public final class Stage {
     var mediaPublisher: MediaPublisher?
     /// Publisher id → the connection receiving its media.
     var mediaSubscribers: [String: MediaSubscriber] = [:]
-    var sdpWaiters: [String: PendingAnswer] = [:]
     var mediaReconnecting = false
     /// Set by `leave()`; otherwise a lost signaling socket is joined again with the same token.
     var leaving = false
@@ -64,12 +62,6 @@ public final class Stage {
     /// True from the loss of a joined session until it is joined again or the SDK gives up:
     /// a `.disconnected` state reported meanwhile is a step of reconnecting, not the end.
     public internal(set) var isReconnecting = false
-
-    enum PendingRequest {
-        case publish
-        case unpublish
-        case subscribe(participantId: String, type: SubscribeType)
-    }
 
     struct WeakRenderer {
         weak var renderer: (any StageRenderer)?
@@ -183,22 +175,16 @@ public final class Stage {
     /// The time this takes is the signaling round trip.
     public func roundTrip(timeout: Duration = .seconds(5)) async -> Bool {
         guard let channel, connectionState == .connected else { return false }
-        nextRequest += 1
-        let nonce = 1_000_000 + nextRequest
+        let nonce = requests.newPingNonce()
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            self?.pingWaiters.removeValue(forKey: nonce)?.resume(returning: false)
+            self?.requests.pongWaiter(for: nonce)?.resume(returning: false)
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
-            pingWaiters[nonce] = continuation
+            requests.waitForPong(continuation, nonce: nonce)
             channel.send(.ping(.init(nonce: nonce)))
         }
-    }
-
-    func makeRequestId() -> String {
-        nextRequest += 1
-        return "r\(nextRequest)"
     }
 
     /// The signaling socket was lost while joined (server restart, network): join again with
