@@ -77,12 +77,11 @@ extension Stage {
 
     /// Opens (or reopens, when the subscribe type changed) the media of a subscribed publisher.
     func startReceiving(from publisherId: String, type: SubscribeType) {
-        guard let mediaContext, let channel, var remote = remotes[publisherId] else { return }
+        guard let mediaContext, let channel, roster[publisherId] != nil else { return }
         let wantsVideo = type == .audioVideo
         if let existing = mediaSubscribers[publisherId], existing.receivesVideo == wantsVideo { return }
         stopReceiving(from: publisherId)
-        let streams = remote.streams.filter { type.includes($0.kind) }.map { remote.stream(for: $0) }
-        remotes[publisherId] = remote
+        let streams = roster.stageStreams(of: publisherId, for: type)
         guard !streams.isEmpty else { return }
         let subscriber: MediaSubscriber
         do {
@@ -128,13 +127,13 @@ extension Stage {
 
     /// Opens the media of a publisher again while the strategy still subscribes to it and the server agreed.
     private func resumeReceiving(from publisherId: String) {
-        guard let type = applied.subscriptions[publisherId], remotes[publisherId]?.info.subscribeState == .subscribed else { return }
+        guard let type = applied.subscriptions[publisherId], roster[publisherId]?.info.subscribeState == .subscribed else { return }
         startReceiving(from: publisherId, type: type)
     }
 
     func stopReceiving(from publisherId: String) {
         guard let subscriber = mediaSubscribers.removeValue(forKey: publisherId) else { return }
-        for stream in remotes[publisherId].map({ Array($0.stageStreams.values) }) ?? [] { stream.statsProvider = nil }
+        for stream in roster[publisherId].map({ Array($0.stageStreams.values) }) ?? [] { stream.statsProvider = nil }
         Task { await subscriber.close() }
     }
 

@@ -39,9 +39,8 @@ public final class Stage {
     var localStreams: [LocalStageStream] = []
     /// The local streams the server confirmed as published.
     var confirmedLocal: [StreamDescriptor] = []
-    /// Remote participants that publish, in the order they appeared.
-    var remotes: [String: RemoteParticipant] = [:]
-    var remoteOrder: [String] = []
+    /// Remote participants that publish.
+    var roster: Roster
     /// What the SDK has requested (sent, possibly not yet answered).
     var applied = StrategyState()
     /// Requests, `sdpOffer`s and round-trip pings awaiting the server's reply.
@@ -97,6 +96,7 @@ public final class Stage {
         self.token = token
         self.strategy = strategy
         localParticipantId = claims.jti
+        roster = Roster(localParticipantId: claims.jti)
         local = ParticipantInfo(ParticipantDescriptor(participantId: claims.jti, userId: claims.userId ?? "",
                                                       attributes: claims.attributes ?? [:], capabilities: claims.capabilities),
                                 isLocal: true)
@@ -155,7 +155,7 @@ public final class Stage {
     /// Asks the strategy again and applies only what changed; an unchanged strategy sends nothing.
     public func refreshStrategy() {
         guard connectionState == .connected else { return }
-        perform(StrategyDiff.actions(from: applied, to: desiredState(), publishers: Set(remotes.keys)))
+        perform(StrategyDiff.actions(from: applied, to: desiredState(), publishers: roster.participantIds))
     }
 
     /// Chooses which simulcast layer of a participant's video the server forwards to us
@@ -223,26 +223,5 @@ public final class Stage {
     func failJoin(_ error: StageError) {
         guard joinWaiter != nil else { return }
         tearDown(error: error)
-    }
-}
-
-/// A remote participant that publishes, and what this client receives from it.
-struct RemoteParticipant {
-    var info: ParticipantInfo
-    var streams: [StreamDescriptor]
-    /// One object per stream id, so renderers see the same instance in add, mute and remove.
-    var stageStreams: [String: StageStream] = [:]
-    /// Stream ids currently received.
-    var received: [String] = []
-
-    @MainActor
-    mutating func stream(for descriptor: StreamDescriptor) -> StageStream {
-        if let existing = stageStreams[descriptor.streamId] {
-            existing.isMuted = descriptor.muted
-            return existing
-        }
-        let created = StageStream(streamId: descriptor.streamId, kind: descriptor.kind, isMuted: descriptor.muted)
-        stageStreams[descriptor.streamId] = created
-        return created
     }
 }
