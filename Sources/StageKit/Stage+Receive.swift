@@ -7,7 +7,7 @@ extension Stage {
         switch event {
         case .closed(let error):
             guard channel != nil else { return }
-            if connectionState == .connected, joinWaiter == nil, !leaving { isReconnecting = true }
+            rejoin.socketClosed(wasJoined: connectionState == .connected && joinWaiter == nil, leaving: leaving)
             tearDown(error: error ?? StageError(code: .connectionFailed, message: "the signaling socket closed"))
             if isReconnecting, rejoinTask == nil { scheduleRejoin() }
         case .message(let message):
@@ -45,7 +45,7 @@ extension Stage {
         render { $0.stage(self, participantDidJoin: info) }
         for publisher in joined.publishers { addRemote(publisher) }
         startPinging(every: joined.pingIntervalSeconds)
-        isReconnecting = false
+        rejoin.stop()
         rejoinTask = nil
         waiter.resume()
         refreshStrategy()

@@ -57,10 +57,12 @@ public final class Stage {
     var mediaReconnecting = false
     /// Set by `leave()`; otherwise a lost signaling socket is joined again with the same token.
     var leaving = false
+    /// Whether and when a lost session is joined again.
+    var rejoin = RejoinPolicy()
     var rejoinTask: Task<Void, Never>?
     /// True from the loss of a joined session until it is joined again or the SDK gives up:
     /// a `.disconnected` state reported meanwhile is a step of reconnecting, not the end.
-    public internal(set) var isReconnecting = false
+    public var isReconnecting: Bool { rejoin.isRejoining }
 
     struct WeakRenderer {
         weak var renderer: (any StageRenderer)?
@@ -143,7 +145,7 @@ public final class Stage {
     /// Leaves the stage: every stream is removed and every participant leaves, through the renderers.
     public func leave() {
         leaving = true
-        isReconnecting = false
+        rejoin.stop()
         rejoinTask?.cancel()
         rejoinTask = nil
         guard let channel else { return }
@@ -187,35 +189,32 @@ public final class Stage {
         }
     }
 
-    /// The signaling socket was lost while joined (server restart, network): join again with
-    /// the same token, once a second for 30 s, then give up. The strategy is applied again on
-    /// success, so publishing and subscriptions come back as they were.
+    /// The signaling socket was lost while joined: join again as `rejoin` says. The strategy is
+    /// applied again on success, so publishing and subscriptions come back as they were.
     func scheduleRejoin() {
         rejoinTask?.cancel()
         rejoinTask = Task { [weak self] in
-            for _ in 0..<30 {
-                try? await Task.sleep(for: .seconds(1))
-                guard let self, !Task.isCancelled, !self.leaving, self.connectionState == .disconnected else { return }
-                do {
-                    try await self.join(timeout: .seconds(5))
+            var failure: (any Error)?
+            while let step = self?.rejoin.next(after: failure) {
+                switch step {
+                case .giveUp(let error):
+                    self?.giveUpRejoining(error)
                     return
-                } catch let error as StageError {
-                    switch error.code {
-                    case .server, .disconnected, .invalidToken:   // refused: joining again will not help
-                        return self.giveUpRejoining(error)
-                    default: continue
+                case .attempt(let delay, let timeout):
+                    try? await Task.sleep(for: delay)
+                    guard let self, !Task.isCancelled, !self.leaving, self.connectionState == .disconnected else { return }
+                    do {
+                        try await self.join(timeout: timeout)
+                        return
+                    } catch {
+                        failure = error
                     }
-                } catch {
-                    continue
                 }
             }
-            self?.giveUpRejoining(StageError(code: .connectionFailed, message: "could not join again in 30 s"))
         }
     }
 
     private func giveUpRejoining(_ error: StageError) {
-        guard isReconnecting else { return }
-        isReconnecting = false
         rejoinTask = nil
         setConnectionState(.disconnected, error: error)
     }
