@@ -6,7 +6,7 @@ import StageProtocol
 /// times out, is the caller's.
 struct RequestMatcher<PongWaiter, AnswerWaiter> {
     /// A strategy request awaiting its `publishState`/`subscribeState`, or its refusal.
-    enum Request: Equatable {
+    enum Request {
         case publish
         case unpublish
         case subscribe(participantId: String, type: SubscribeType)
