@@ -77,12 +77,11 @@ extension Stage {
 
     /// Opens (or reopens, when the subscribe type changed) the media of a subscribed publisher.
     func startReceiving(from publisherId: String, type: SubscribeType) {
-        guard let mediaContext, let channel, var remote = remotes[publisherId] else { return }
+        guard let mediaContext, let channel, roster[publisherId] != nil else { return }
         let wantsVideo = type == .audioVideo
         if let existing = mediaSubscribers[publisherId], existing.receivesVideo == wantsVideo { return }
         stopReceiving(from: publisherId)
-        let streams = remote.streams.filter { type.includes($0.kind) }.map { remote.stream(for: $0) }
-        remotes[publisherId] = remote
+        let streams = roster.stageStreams(of: publisherId, for: type)
         guard !streams.isEmpty else { return }
         let subscriber: MediaSubscriber
         do {
@@ -128,34 +127,32 @@ extension Stage {
 
     /// Opens the media of a publisher again while the strategy still subscribes to it and the server agreed.
     private func resumeReceiving(from publisherId: String) {
-        guard let type = applied.subscriptions[publisherId], remotes[publisherId]?.info.subscribeState == .subscribed else { return }
+        guard let type = applied.subscriptions[publisherId], roster[publisherId]?.info.subscribeState == .subscribed else { return }
         startReceiving(from: publisherId, type: type)
     }
 
     func stopReceiving(from publisherId: String) {
         guard let subscriber = mediaSubscribers.removeValue(forKey: publisherId) else { return }
-        for stream in remotes[publisherId].map({ Array($0.stageStreams.values) }) ?? [] { stream.statsProvider = nil }
+        for stream in roster[publisherId].map({ Array($0.stageStreams.values) }) ?? [] { stream.statsProvider = nil }
         Task { await subscriber.close() }
     }
 
     func stopAllMedia() {
         stopPublishingMedia()
         for id in Array(mediaSubscribers.keys) { stopReceiving(from: id) }
-        for waiter in sdpWaiters.values { waiter.resolve(.failure(StageError(code: .notJoined, message: "the stage left"))) }
-        sdpWaiters = [:]
+        for waiter in requests.removeAnswerWaiters() { waiter.resolve(.failure(StageError(code: .notJoined, message: "the stage left"))) }
     }
 
     /// Sends an `sdpOffer`; the returned answer resolves with the `sdpAnswer` (or the refusal,
     /// thrown), or times out after 10 s.
     func negotiate(_ purpose: ClientMessage.SdpOffer.Purpose, participantId: String?, offer: String,
                    on channel: SignalingChannel) -> PendingAnswer {
-        let requestId = makeRequestId()
         let answer = PendingAnswer()
-        sdpWaiters[requestId] = answer
+        let requestId = requests.register(answerWaiter: answer)
         channel.send(.sdpOffer(.init(requestId: requestId, purpose: purpose, participantId: participantId, sdp: offer)))
         Task { @MainActor [weak self] in
             try? await Task.sleep(for: .seconds(10))
-            self?.sdpWaiters.removeValue(forKey: requestId)?.resolve(.failure(StageError(code: .timedOut, message: "sdpOffer: no answer in 10 s")))
+            self?.requests.answerWaiter(for: requestId)?.resolve(.failure(StageError(code: .timedOut, message: "sdpOffer: no answer in 10 s")))
         }
         return answer
     }
@@ -174,24 +171,5 @@ extension Stage {
               !mediaSubscribers.values.contains(where: \.connection.hasFailed) else { return }
         mediaReconnecting = false
         setConnectionState(.connected, error: nil)
-    }
-}
-
-/// The answer to one `sdpOffer`, resolved by the signaling receive path on the main actor.
-@MainActor
-final class PendingAnswer {
-    private var result: Result<String, any Error>?
-    private var waiter: CheckedContinuation<String, any Error>?
-
-    func resolve(_ result: Result<String, any Error>) {
-        guard self.result == nil else { return }
-        self.result = result
-        waiter?.resume(with: result)
-        waiter = nil
-    }
-
-    func value() async throws -> String {
-        if let result { return try result.get() }
-        return try await withCheckedThrowingContinuation { waiter = $0 }
     }
 }

@@ -7,7 +7,7 @@ extension Stage {
         switch event {
         case .closed(let error):
             guard channel != nil else { return }
-            if connectionState == .connected, joinWaiter == nil, !leaving { isReconnecting = true }
+            rejoin.socketClosed(wasJoined: connectionState == .connected && joinWaiter == nil, leaving: leaving)
             tearDown(error: error ?? StageError(code: .connectionFailed, message: "the signaling socket closed"))
             if isReconnecting, rejoinTask == nil { scheduleRejoin() }
         case .message(let message):
@@ -29,8 +29,8 @@ extension Stage {
         case .error(let error): refused(error)
         case .disconnect(let disconnect):
             tearDown(error: StageError(code: .disconnected(disconnect.reason), message: disconnect.message))
-        case .pong(let pong): pingWaiters.removeValue(forKey: pong.nonce)?.resume(returning: true)
-        case .sdpAnswer(let answer): sdpWaiters.removeValue(forKey: answer.requestId)?.resolve(.success(answer.sdp))
+        case .pong(let pong): requests.pongWaiter(for: pong.nonce)?.resume(returning: true)
+        case .sdpAnswer(let answer): requests.answerWaiter(for: answer.requestId)?.resolve(.success(answer.sdp))
         case .publishLayers(let layers): mediaPublisher?.setActiveLayers(streamId: layers.streamId, rids: Set(layers.rids))
         case .downlinkEstimate(let estimate): mediaSubscribers[estimate.participantId]?.connection.availableIncomingBitrate = estimate.bitsPerSecond
         }
@@ -45,7 +45,7 @@ extension Stage {
         render { $0.stage(self, participantDidJoin: info) }
         for publisher in joined.publishers { addRemote(publisher) }
         startPinging(every: joined.pingIntervalSeconds)
-        isReconnecting = false
+        rejoin.stop()
         rejoinTask = nil
         waiter.resume()
         refreshStrategy()
@@ -63,43 +63,29 @@ extension Stage {
     }
 
     func addRemote(_ publisher: PublisherDescriptor) {
-        let id = publisher.participant.participantId
-        guard remotes[id] == nil, id != localParticipantId else { return }
-        let remote = RemoteParticipant(info: ParticipantInfo(publisher.participant, isLocal: false, publishState: .published),
-                                       streams: publisher.streams)
-        remotes[id] = remote
-        remoteOrder.append(id)
-        let info = remote.info
+        guard let info = roster.add(publisher) else { return }
         render { $0.stage(self, participantDidJoin: info) }
         render { $0.stage(self, participant: info, didChange: ParticipantPublishState.published) }
     }
 
     /// The publisher stopped publishing or left: its streams go, then the participant.
     func removeRemote(_ id: String) {
-        guard var remote = remotes[id] else { return }
+        guard var left = roster[id]?.info else { return }
         stopReceiving(from: id)
-        let removed = remote.received.compactMap { remote.stageStreams[$0] }
-        remote.received = []
-        remotes[id] = remote
-        if !removed.isEmpty {
-            let info = remote.info
-            render { $0.stage(self, participant: info, didRemove: removed) }
+        if let change = roster.receive([], from: id), !change.removed.isEmpty {
+            render { $0.stage(self, participant: change.participant, didRemove: change.removed) }
         }
         setSubscribeState(id, .notSubscribed)
         applied.subscriptions[id] = nil
-        remote = remotes[id] ?? remote
-        remote.info.publishState = .notPublished
-        remotes[id] = nil
-        remoteOrder.removeAll { $0 == id }
-        let info = remote.info
+        // As last seen, should a renderer have removed it meanwhile (by leaving the stage).
+        left.publishState = .notPublished
+        let info = roster.remove(id) ?? left
         render { $0.stage(self, participant: info, didChange: ParticipantPublishState.notPublished) }
         render { $0.stage(self, participantDidLeave: info) }
     }
 
     private func remoteStreamsChanged(_ change: ServerMessage.StreamsChanged) {
-        guard var remote = remotes[change.participantId] else { return }
-        remote.streams = change.streams
-        remotes[change.participantId] = remote
+        guard let remote = roster.setStreams(change.streams, of: change.participantId) else { return }
         guard let type = applied.subscriptions[change.participantId], remote.info.subscribeState == .subscribed else { return }
         updateReceived(change.participantId, to: change.streams.filter { type.includes($0.kind) })
         // Other streams: receive them on a new connection.
@@ -108,35 +94,22 @@ extension Stage {
     }
 
     private func remoteMuteChanged(_ change: ServerMessage.StreamsChanged) {
-        guard var remote = remotes[change.participantId] else { return }
-        var changed: [StageStream] = []
-        for descriptor in change.streams {
-            if let index = remote.streams.firstIndex(where: { $0.streamId == descriptor.streamId }) { remote.streams[index].muted = descriptor.muted }
-            if remote.received.contains(descriptor.streamId) { changed.append(remote.stream(for: descriptor)) }
-        }
-        remotes[change.participantId] = remote
-        guard !changed.isEmpty else { return }
-        let info = remote.info
+        guard let (info, changed) = roster.setMuted(change.streams, of: change.participantId) else { return }
         render { $0.stage(self, participant: info, didChangeMutedStreams: changed) }
     }
 
     /// Makes the received streams of a publisher `streams`, reporting removals, then additions.
     func updateReceived(_ id: String, to streams: [StreamDescriptor]) {
-        guard var remote = remotes[id] else { return }
-        let newIds = streams.map(\.streamId)
-        let removed = remote.received.filter { !newIds.contains($0) }.compactMap { remote.stageStreams[$0] }
-        let added = streams.filter { !remote.received.contains($0.streamId) }.map { remote.stream(for: $0) }
-        remote.received = newIds
-        remotes[id] = remote
-        let info = remote.info
-        if !removed.isEmpty { render { $0.stage(self, participant: info, didRemove: removed) } }
-        if !added.isEmpty { render { $0.stage(self, participant: info, didAdd: added) } }
+        guard let change = roster.receive(streams, from: id) else { return }
+        let info = change.participant
+        if !change.removed.isEmpty { render { $0.stage(self, participant: info, didRemove: change.removed) } }
+        if !change.added.isEmpty { render { $0.stage(self, participant: info, didAdd: change.added) } }
     }
 
     private func subscribeStateChanged(_ state: ServerMessage.SubscribeState) {
-        if let requestId = state.requestId { pending[requestId] = nil }
+        if let requestId = state.requestId { _ = requests.reply(to: requestId) }
         let id = state.participantId
-        guard remotes[id] != nil else { return }
+        guard roster[id] != nil else { return }
         switch state.state {
         case .subscribed:
             setSubscribeState(id, .subscribed)
@@ -150,7 +123,7 @@ extension Stage {
     }
 
     private func localPublishStateChanged(_ state: ServerMessage.PublishState) {
-        if let requestId = state.requestId { pending[requestId] = nil }
+        if let requestId = state.requestId { _ = requests.reply(to: requestId) }
         let before = confirmedLocal
         confirmedLocal = state.state == .published ? state.streams : []
         let beforeIds = before.map(\.streamId), afterIds = confirmedLocal.map(\.streamId)
@@ -171,14 +144,14 @@ extension Stage {
     /// A request was refused: undo what it assumed and tell the error delegate.
     private func refused(_ error: ServerMessage.SignalError) {
         let stageError = StageError(code: .server(error.code), message: error.message)
-        if let requestId = error.requestId, let answer = sdpWaiters.removeValue(forKey: requestId) {
+        if let requestId = error.requestId, let answer = requests.answerWaiter(for: requestId) {
             return answer.resolve(.failure(stageError))
         }
         if joinWaiter != nil {
             tearDown(error: stageError)
             return
         }
-        if let requestId = error.requestId, let request = pending.removeValue(forKey: requestId) {
+        if let requestId = error.requestId, let request = requests.reply(to: requestId) {
             switch request {
             case .publish:
                 applied.published = confirmedLocal.isEmpty ? nil : confirmedLocal
@@ -187,7 +160,7 @@ extension Stage {
                 applied.published = confirmedLocal.isEmpty ? nil : confirmedLocal
             case .subscribe(let participantId, _):
                 applied.subscriptions[participantId] = nil
-                if remotes[participantId]?.received.isEmpty ?? true { setSubscribeState(participantId, .notSubscribed) }
+                if roster[participantId]?.received.isEmpty ?? true { setSubscribeState(participantId, .notSubscribed) }
             }
         }
         reportError(stageError)
@@ -205,7 +178,7 @@ extension Stage {
         channel?.close()
         let wasJoined = joinWaiter == nil && connectionState == .connected
         if wasJoined {
-            for id in remoteOrder { removeRemote(id) }
+            for id in roster.order { removeRemote(id) }
             let info = local
             let published = publishedStreams
             if !published.isEmpty { render { $0.stage(self, participant: info, didRemove: published) } }
@@ -214,10 +187,9 @@ extension Stage {
             let leaving = local
             render { $0.stage(self, participantDidLeave: leaving) }
         }
-        remotes = [:]
-        remoteOrder = []
+        roster.removeAll()
         applied = StrategyState()
-        pending = [:]
+        requests.forgetRequests()
         confirmedLocal = []
         for stream in localStreams { stream.stage = nil }
         setConnectionState(.disconnected, error: error)
@@ -225,7 +197,6 @@ extension Stage {
             joinWaiter = nil
             waiter.resume(throwing: error ?? StageError(code: .connectionFailed, message: "join: the connection closed"))
         }
-        for waiter in pingWaiters.values { waiter.resume(returning: false) }
-        pingWaiters = [:]
+        for waiter in requests.removePongWaiters() { waiter.resume(returning: false) }
     }
 }

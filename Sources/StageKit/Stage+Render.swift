@@ -21,10 +21,7 @@ extension Stage {
     }
 
     func setSubscribeState(_ participantId: String, _ state: ParticipantSubscribeState) {
-        guard var remote = remotes[participantId], remote.info.subscribeState != state else { return }
-        remote.info.subscribeState = state
-        remotes[participantId] = remote
-        let info = remote.info
+        guard let info = roster.setSubscribeState(state, of: participantId) else { return }
         render { $0.stage(self, participant: info, didChange: state) }
     }
 

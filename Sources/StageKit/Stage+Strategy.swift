@@ -12,17 +12,16 @@ extension Stage {
                 desired.published = streams.map(\.descriptor)
             }
         }
-        for id in remoteOrder {
-            guard let remote = remotes[id] else { continue }
+        for remote in roster.participants {
             let type = strategy.stage(self, shouldSubscribeToParticipant: remote.info)
-            if type != .none { desired.subscriptions[id] = type }
+            if type != .none { desired.subscriptions[remote.info.participantId] = type }
         }
         return desired
     }
 
     /// Asks the strategy about one new publisher only, as IVS does when a participant appears.
     func applyStrategy(forNewPublisher participantId: String) {
-        guard let remote = remotes[participantId] else { return }
+        guard let remote = roster[participantId] else { return }
         var desired = applied
         desired.subscriptions[participantId] = strategy.stage(self, shouldSubscribeToParticipant: remote.info)
         perform(StrategyDiff.actions(from: applied, to: StrategyState(published: desired.published, subscriptions: desired.subscriptions),
@@ -42,14 +41,12 @@ extension Stage {
         for action in actions {
             switch action {
             case .publish(let streams):
-                let requestId = makeRequestId()
-                pending[requestId] = .publish
+                let requestId = requests.register(.publish)
                 applied.published = streams
                 setLocalPublishState(local.publishState == .published ? .published : .attemptingPublish)
                 startPublishing(requestId: requestId, streams: streams)
             case .unpublish:
-                let requestId = makeRequestId()
-                pending[requestId] = .unpublish
+                let requestId = requests.register(.unpublish)
                 applied.published = nil
                 stopPublishingMedia()
                 channel.send(.unpublish(.init(requestId: requestId)))
@@ -58,11 +55,10 @@ extension Stage {
                 mediaPublisher?.setMuted(streamId: streamId, muted: muted)
                 channel.send(.mute(.init(streamId: streamId, muted: muted)))
             case .subscribe(let participantId, let type):
-                let requestId = makeRequestId()
-                pending[requestId] = .subscribe(participantId: participantId, type: type)
+                let requestId = requests.register(.subscribe(participantId: participantId, type: type))
                 applied.subscriptions[participantId] = type == .none ? nil : type
                 if type == .none { stopReceiving(from: participantId) }
-                if type != .none, remotes[participantId]?.info.subscribeState == .notSubscribed {
+                if type != .none, roster[participantId]?.info.subscribeState == .notSubscribed {
                     setSubscribeState(participantId, .attemptingSubscribe)
                 }
                 channel.send(.subscribe(.init(requestId: requestId, participantId: participantId, subscribeType: type)))

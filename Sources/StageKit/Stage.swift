@@ -39,14 +39,12 @@ public final class Stage {
     var localStreams: [LocalStageStream] = []
     /// The local streams the server confirmed as published.
     var confirmedLocal: [StreamDescriptor] = []
-    /// Remote participants that publish, in the order they appeared.
-    var remotes: [String: RemoteParticipant] = [:]
-    var remoteOrder: [String] = []
+    /// Remote participants that publish.
+    var roster: Roster
     /// What the SDK has requested (sent, possibly not yet answered).
     var applied = StrategyState()
-    var pending: [String: PendingRequest] = [:]
-    var nextRequest = 0
-    var pingWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    /// Requests, `sdpOffer`s and round-trip pings awaiting the server's reply.
+    var requests = RequestMatcher<CheckedContinuation<Bool, Never>, PendingAnswer>()
 
     /// The DTLS certificate of this client's peer connections (nil without media).
     let mediaContext: DTLSContext?
@@ -56,20 +54,15 @@ public final class Stage {
     var mediaPublisher: MediaPublisher?
     /// Publisher id → the connection receiving its media.
     var mediaSubscribers: [String: MediaSubscriber] = [:]
-    var sdpWaiters: [String: PendingAnswer] = [:]
     var mediaReconnecting = false
     /// Set by `leave()`; otherwise a lost signaling socket is joined again with the same token.
     var leaving = false
+    /// Whether and when a lost session is joined again.
+    var rejoin = RejoinPolicy()
     var rejoinTask: Task<Void, Never>?
     /// True from the loss of a joined session until it is joined again or the SDK gives up:
     /// a `.disconnected` state reported meanwhile is a step of reconnecting, not the end.
-    public internal(set) var isReconnecting = false
-
-    enum PendingRequest {
-        case publish
-        case unpublish
-        case subscribe(participantId: String, type: SubscribeType)
-    }
+    public var isReconnecting: Bool { rejoin.isRejoining }
 
     struct WeakRenderer {
         weak var renderer: (any StageRenderer)?
@@ -105,6 +98,7 @@ public final class Stage {
         self.token = token
         self.strategy = strategy
         localParticipantId = claims.jti
+        roster = Roster(localParticipantId: claims.jti)
         local = ParticipantInfo(ParticipantDescriptor(participantId: claims.jti, userId: claims.userId ?? "",
                                                       attributes: claims.attributes ?? [:], capabilities: claims.capabilities),
                                 isLocal: true)
@@ -151,7 +145,7 @@ public final class Stage {
     /// Leaves the stage: every stream is removed and every participant leaves, through the renderers.
     public func leave() {
         leaving = true
-        isReconnecting = false
+        rejoin.stop()
         rejoinTask?.cancel()
         rejoinTask = nil
         guard let channel else { return }
@@ -163,7 +157,7 @@ public final class Stage {
     /// Asks the strategy again and applies only what changed; an unchanged strategy sends nothing.
     public func refreshStrategy() {
         guard connectionState == .connected else { return }
-        perform(StrategyDiff.actions(from: applied, to: desiredState(), publishers: Set(remotes.keys)))
+        perform(StrategyDiff.actions(from: applied, to: desiredState(), publishers: roster.participantIds))
     }
 
     /// Chooses which simulcast layer of a participant's video the server forwards to us
@@ -183,53 +177,44 @@ public final class Stage {
     /// The time this takes is the signaling round trip.
     public func roundTrip(timeout: Duration = .seconds(5)) async -> Bool {
         guard let channel, connectionState == .connected else { return false }
-        nextRequest += 1
-        let nonce = 1_000_000 + nextRequest
+        let nonce = requests.newPingNonce()
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            self?.pingWaiters.removeValue(forKey: nonce)?.resume(returning: false)
+            self?.requests.pongWaiter(for: nonce)?.resume(returning: false)
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
-            pingWaiters[nonce] = continuation
+            requests.waitForPong(continuation, nonce: nonce)
             channel.send(.ping(.init(nonce: nonce)))
         }
     }
 
-    func makeRequestId() -> String {
-        nextRequest += 1
-        return "r\(nextRequest)"
-    }
-
-    /// The signaling socket was lost while joined (server restart, network): join again with
-    /// the same token, once a second for 30 s, then give up. The strategy is applied again on
-    /// success, so publishing and subscriptions come back as they were.
+    /// The signaling socket was lost while joined: join again as `rejoin` says. The strategy is
+    /// applied again on success, so publishing and subscriptions come back as they were.
     func scheduleRejoin() {
         rejoinTask?.cancel()
         rejoinTask = Task { [weak self] in
-            for _ in 0..<30 {
-                try? await Task.sleep(for: .seconds(1))
-                guard let self, !Task.isCancelled, !self.leaving, self.connectionState == .disconnected else { return }
-                do {
-                    try await self.join(timeout: .seconds(5))
+            var failure: (any Error)?
+            while let step = self?.rejoin.next(after: failure) {
+                switch step {
+                case .giveUp(let error):
+                    self?.giveUpRejoining(error)
                     return
-                } catch let error as StageError {
-                    switch error.code {
-                    case .server, .disconnected, .invalidToken:   // refused: joining again will not help
-                        return self.giveUpRejoining(error)
-                    default: continue
+                case .attempt(let delay, let timeout):
+                    try? await Task.sleep(for: delay)
+                    guard let self, !Task.isCancelled, !self.leaving, self.connectionState == .disconnected else { return }
+                    do {
+                        try await self.join(timeout: timeout)
+                        return
+                    } catch {
+                        failure = error
                     }
-                } catch {
-                    continue
                 }
             }
-            self?.giveUpRejoining(StageError(code: .connectionFailed, message: "could not join again in 30 s"))
         }
     }
 
     private func giveUpRejoining(_ error: StageError) {
-        guard isReconnecting else { return }
-        isReconnecting = false
         rejoinTask = nil
         setConnectionState(.disconnected, error: error)
     }
@@ -237,26 +222,5 @@ public final class Stage {
     func failJoin(_ error: StageError) {
         guard joinWaiter != nil else { return }
         tearDown(error: error)
-    }
-}
-
-/// A remote participant that publishes, and what this client receives from it.
-struct RemoteParticipant {
-    var info: ParticipantInfo
-    var streams: [StreamDescriptor]
-    /// One object per stream id, so renderers see the same instance in add, mute and remove.
-    var stageStreams: [String: StageStream] = [:]
-    /// Stream ids currently received.
-    var received: [String] = []
-
-    @MainActor
-    mutating func stream(for descriptor: StreamDescriptor) -> StageStream {
-        if let existing = stageStreams[descriptor.streamId] {
-            existing.isMuted = descriptor.muted
-            return existing
-        }
-        let created = StageStream(streamId: descriptor.streamId, kind: descriptor.kind, isMuted: descriptor.muted)
-        stageStreams[descriptor.streamId] = created
-        return created
     }
 }

@@ -48,7 +48,7 @@ struct MediaStageTests {
 
     /// The received stream of `kind` the renderer was given for `user`.
     func receivedStream(_ stage: Stage, from participantId: String, kind: MediaKind) -> StageStream? {
-        stage.remotes[participantId]?.stageStreams.values.first { $0.kind == kind }
+        stage.roster[participantId]?.stageStreams.values.first { $0.kind == kind }
     }
 
     @Test("host publishes simulcast VP8 + Opus; guest decodes ≥ 95 % of frames at PSNR ≥ 30 dB; the moderator receives unseen")
@@ -67,7 +67,7 @@ struct MediaStageTests {
         try await guest.stage.join()
         try await moderator.stage.join()
         let hostId = host.stage.localParticipantId
-        await waitUntil { guest.stage.remotes[hostId]?.info.subscribeState == .subscribed && moderator.stage.remotes[hostId]?.info.subscribeState == .subscribed }
+        await waitUntil { guest.stage.roster[hostId]?.info.subscribeState == .subscribed && moderator.stage.roster[hostId]?.info.subscribeState == .subscribed }
         let guestVideo = try #require(receivedStream(guest.stage, from: hostId, kind: .video))
         let guestAudio = try #require(receivedStream(guest.stage, from: hostId, kind: .audio))
         let moderatorVideo = try #require(receivedStream(moderator.stage, from: hostId, kind: .video))
@@ -148,7 +148,7 @@ struct MediaStageTests {
     /// Hooks the logs to the guest's received streams of the host once it is subscribed.
     func attach(_ guest: Client, to host: Client, video: FrameLog, audio: AudioLog) async throws {
         let hostId = host.stage.localParticipantId
-        await waitUntil(.seconds(15)) { guest.stage.remotes[hostId]?.info.subscribeState == .subscribed }
+        await waitUntil(.seconds(15)) { guest.stage.roster[hostId]?.info.subscribeState == .subscribed }
         video.attach(to: try #require(receivedStream(guest.stage, from: hostId, kind: .video)).device)
         audio.attach(to: try #require(receivedStream(guest.stage, from: hostId, kind: .audio)).device)
     }
