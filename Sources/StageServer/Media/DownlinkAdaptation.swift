@@ -9,17 +9,14 @@ import StageWire
 /// video sent without simulcast, applied as each consumer's layer ceiling. Runs on the media
 /// event loop, once per receiver report.
 ///
-/// Before a move up, the link is probed: padding on the RTX stream brings what is sent up to
-/// what the estimate buys, or the next step if that costs more (up to `probeReach` × the
-/// estimate), a quarter more when a simulcast layer changes (room for its keyframes) and 5 %
-/// more when only a temporal layer does, until the next report (about a second); only if that
+/// Before a move up, the link is probed (`ProbeController`): padding on the RTX stream brings
+/// what is sent up to what the estimate buys, or the next step if that costs more (up to
+/// `ProbeController.reach` × the estimate), until the next report (about a second); only if that
 /// report shows no loss does the move happen, and the estimate is then at least what the probe
-/// tried. A probe starts only from layers carried cleanly, and is given up once the
-/// subscriber's NACKs during it show the loss that would fail it (`ProbeSchedule`). A failed
-/// probe costs a little loss on the current layer, not a broken keyframe of the next; its
-/// aftermath (`Aftermath`) cuts the estimate no lower than the media was sent at before it and
-/// keeps the layers it started from. Until a probe passes, no layer goes up. Subscribers
-/// without RTX move up untried (the move is the probe).
+/// tried. A probe starts only from layers carried cleanly. A failed probe costs a little loss on
+/// the current layer, not a broken keyframe of the next; its aftermath cuts the estimate no lower
+/// than the media was sent at before it and keeps the layers it started from. Until a probe
+/// passes, no layer goes up. Subscribers without RTX move up untried (the move is the probe).
 ///
 /// A subscriber that sends transport-cc feedback (Chromium, the SDK) is also judged by its delay, as GCC
 /// in a browser judges its own uplink: each feedback packet's arrivals go through
@@ -56,60 +53,12 @@ final class DownlinkAdaptation {
     static let overflowLoss = 0.1
 
     private let eventLoop: (any EventLoop)?
-    /// A probe under way: padding at `bitsPerSecond` from `consumer`, judged by the first report after `until`.
-    private var probe: Probe?
-    /// The probe judged by this report showed the next step fits: this report's allocation may take it.
-    private var probeSucceeded = false
-    /// When the next probe may start, and when one under way is given up.
-    private var probeSchedule = ProbeSchedule()
-    /// What transport-cc feedback said of the packets sent since the probe under way started
-    /// (nil: no probe, or a subscriber without transport-cc).
-    private var probeArrivals: ProbeArrivals?
-    /// Probe bytes sent since the last report (they count as sent).
-    private var probeBytes = 0
+    /// The probe under way and the last one's aftermath.
+    private var probes = ProbeController()
+    /// Sends the padding of the probe under way, every `ProbeController.tick`.
     private var probeTask: RepeatedTask?
-    /// How often probe padding goes out.
-    static let probeTick: TimeAmount = .milliseconds(20)
-    static let probeDuration: Duration = .milliseconds(900)
-    /// How far above the estimate the next step may cost and still be probed: GCC probes at
-    /// twice its estimate. A probe that passes raises the estimate to what it tried; waiting
-    /// for the estimate to climb to the step first (30 % a report) took a second or two a layer.
-    static let probeReach = 2.0
-
-    /// The last probe's aftermath: over-use and loss until the first clean report after it
-    /// (or `longestAftermath`) are taken for its padding's.
-    private var aftermath: Aftermath?
-    /// The most an aftermath lasts: loss that goes on longer is the link's, not a probe's.
-    static let longestAftermath: Duration = .seconds(5)
-
-    /// A probe's aftermath. The delay trend lags the queue, the queue its padding built drains
-    /// slowly behind media that nearly fills the link, and the repairs of what it dropped add
-    /// to it: on a 300 kbps link, the reports showed 8–18 % loss for up to 3 s after a failed
-    /// probe. Cut below what the media was sent at before the probe, a subscriber there fell
-    /// from the whole lowest layer to half its frames after each failed probe, and the
-    /// allocator's back-off, doubling at each push-down, then held it there for up to 16 s.
-    private struct Aftermath {
-        /// What the media alone was sent at before the probe: the estimate falls no lower.
-        var carried: Int
-        var stoppedAt: ContinuousClock.Instant
-        /// The probe failed: no track goes below the layer it held (the layers' rates, measured
-        /// anew each second, pushed it down under an estimate held at the media's rate).
-        var failed: Bool
-    }
-
-    private struct Probe {
-        var until: ContinuousClock.Instant
-        var bitsPerSecond: Int
-        /// The whole rate the steps it tries need (headroom not included): the estimate once it passed.
-        var target: Int
-        /// What was sent besides the padding when it started (media, carried with a steady delay).
-        var mediaBitrate: Int
-        weak var consumer: Consumer?
-        /// Media packets forwarded to the subscriber when it started.
-        var packetsAtStart: Int
-        /// Bytes owed to the padding schedule (a fraction of a packet carries to the next tick).
-        var owed = 0.0
-    }
+    /// The consumer whose RTX stream carries that padding.
+    private weak var prober: Consumer?
 
     /// The downlink estimate, once a receiver report or REMB has been weighed (nil before).
     var reportedEstimate: Int? { weighed ? estimator.estimate : nil }
@@ -141,10 +90,10 @@ final class DownlinkAdaptation {
         // Numbers we never sent (lost before reaching us) say nothing of the subscriber's link.
         let gaps = consumers[ssrc]?.outgoingGaps
         nackedLoss.nacked(ssrc: ssrc, sequences: gaps.map { gaps in sequences.filter { !gaps.contains($0) } } ?? sequences)
-        guard let running = probe else { return }
-        let sent = consumers.values.reduce(0) { $0 + $1.packetsForwarded } - running.packetsAtStart
-        guard probeSchedule.nacked(count: nackedLoss.count - before, sentSinceStart: sent, now: now) else { return }
-        giveUpProbe(now: now)
+        guard probes.probe != nil else { return }
+        let sent = consumers.values.reduce(0) { $0 + $1.packetsForwarded }
+        guard probes.nacked(count: nackedLoss.count - before, packetsSent: sent, now: now) else { return }
+        probeGivenUp()
     }
 
     /// The subscriber's transport-cc feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01
@@ -157,13 +106,9 @@ final class DownlinkAdaptation {
             delay.packet(size: packet.size + TransportSendHistory.overheadPerPacket, sentAt: packet.sentAt, arrivedAt: packet.arrivedAt)
             let arrived = packet.arrivedAt != nil
             if arrived { overuseArrivals.received += 1 } else { overuseArrivals.lost += 1 }
-            probeArrivals?.record(sequence: packet.sequence, arrived: arrived)
+            probes.transportArrival(sequence: packet.sequence, arrived: arrived)
         }
-        // A probe whose own packets (its padding among them) are lost fails now.
-        if probe != nil, probeArrivals?.failsNow == true {
-            probeSchedule.ended(passed: false, now: now)
-            giveUpProbe(now: now)
-        }
+        if probes.giveUpIfItsPacketsAreLost(now: now) { probeGivenUp() }
         // The link is the limit only while less arrives than is sent into it: a queue that grew
         // before a layer was stopped still reads as over-use, and cutting to what arrived while
         // little was sent would leave the estimate below the lowest layer.
@@ -174,13 +119,10 @@ final class DownlinkAdaptation {
         }
         guard let arrived = cutFrom else { return }
         MediaMetrics.shared.delayOveruses.increment()
-        if probe != nil {
-            probeSchedule.ended(passed: false, now: now)
-            giveUpProbe(now: now)
-        }
+        if probes.giveUp(now: now) { probeGivenUp() }
         // An over-use during a probe, or just after, is the queue its padding built: the media
         // alone was carried before it.
-        let carried = carriedBeforeProbe(now: now)
+        let carried = probes.carriedBeforeProbe(now: now)
         guard estimator.delayOverused(ackedBitrate: arrived, carried: carried) else { return }
         weighed = true
         let total = overuseArrivals.received + overuseArrivals.lost
@@ -211,8 +153,7 @@ final class DownlinkAdaptation {
         // the interval, and the loss over it, grow until then.
         guard seconds >= 0.2 else { return }
         lastSent = (now, packets, octets)
-        let bits = ((octets - last.octets) + (packets - last.packets) * Self.overheadPerPacket + probeBytes) * 8
-        probeBytes = 0
+        let bits = ((octets - last.octets) + (packets - last.packets) * Self.overheadPerPacket + probes.takePaddingBytes()) * 8
         let sentBitrate = Int(Double(bits) / seconds)
         reportedLoss.keep(only: Set(consumers.keys))
         nackedLoss.keep(only: Set(consumers.keys))
@@ -227,19 +168,22 @@ final class DownlinkAdaptation {
         let wanted = allocator.nextStep > 0 ? allocator.nextStep + fixed : 0
         estimator.receiverReport(fractionLost: loss, sentBitrate: sentBitrate, wanted: wanted,
                                  delay: sendHistory == nil ? .unmeasured : delay.usage == .normal ? .steady : .changing,
-                                 probing: probe != nil, carried: carriedBeforeProbe(now: now))
+                                 probing: probes.probe != nil, carried: probes.carriedBeforeProbe(now: now))
         weighed = true
-        if let running = probe, now >= running.until {
-            // What was lost of the media, and — where feedback tells — of everything the probe's time sent.
-            let probeLoss = max(loss, probeArrivals?.loss ?? 0)
-            probeSucceeded = probeLoss < ProbeSchedule.lossToGiveUp
-            stopProbe(now: now, failed: !probeSucceeded)
-            if probeSucceeded { estimator.probePassed(testedBitrate: running.target) }
-            (probeSucceeded ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
-            probeSchedule.ended(passed: probeSucceeded, now: now)
+        // A probe passed shows the next step fits: this report's allocation may take it, or its
+        // success is lost (it said the link carried the step then, not later: a link that
+        // narrowed since would take the step untried).
+        var probePassed = false
+        if let verdict = probes.judge(loss: loss, now: now) {
+            stopProbeTask()
+            if case .passed(let target) = verdict {
+                estimator.probePassed(testedBitrate: target)
+                probePassed = true
+            }
+            (probePassed ? MediaMetrics.shared.probesPassed : MediaMetrics.shared.probesFailed).increment()
         }
         let budget = estimator.estimate
-        // The next step costs at most `probeReach` × the estimate: try it with padding first, if
+        // The next step costs at most `ProbeController.reach` × the estimate: try it with padding first, if
         // RTX allows — and with it every step the estimate buys, so that one probe takes the
         // subscriber up as far as the estimate goes (one step a probe, a CLI guest was back on
         // 1280 px 22 s after its link widened: the lowest layer's temporal steps are steps too).
@@ -248,15 +192,10 @@ final class DownlinkAdaptation {
         // yet; probed from, one that overflowed a 200 kbps link was kept by the failed probe).
         let clean = loss < ProbeSchedule.lossToGiveUp && delay.usage == .normal
         let settled = clean && !consumers.values.contains { $0.selector?.target != nil }
-        if wanted > 0, Double(budget) * Self.probeReach >= Double(wanted), settled, !probeSucceeded, probe == nil, !allocator.nextStepBlocked,
-           probeSchedule.mayStart(now: now), let prober = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
+        if settled, !probePassed, !allocator.nextStepBlocked, probes.mayStart(wanted: wanted, estimate: budget, now: now),
+           let paddingSender = consumers.values.first(where: { $0.canProbe && $0.producer != nil }) {
             let trial = affordable(consumers: consumers, videoBudget: max(budget, wanted) - fixed, now: now)
-            let target = max(wanted, trial.bitsPerSecond + fixed)
-            // A quarter more is room for the new simulcast layer's keyframe; a move up between
-            // temporal layers of the same one needs none (on a link that carries the whole lowest
-            // layer with little to spare, the quarter failed every probe back from half its frames).
-            let headroom = trial.switchesLayer ? 1.25 : 1.05
-            startProbe(from: prober, bitsPerSecond: max(Int(Double(target) * headroom) - sentBitrate, 50_000), target: target,
+            startProbe(from: paddingSender, target: max(wanted, trial.bitsPerSecond + fixed), switchesLayer: trial.switchesLayer,
                        mediaBitrate: sentBitrate, packetsSent: packets, now: now)
         }
         // With RTX, a track moves up only on the report that judged a probe passed: not while one
@@ -265,32 +204,11 @@ final class DownlinkAdaptation {
         // a 300 kbps link that way, untried). A track's first placement is no move up.
         // An estimate still at its maximum has never met a limit: moves up need no probe there
         // (a subscriber asking for another layer on such a link gets it at once, as before).
-        let upgradesAllowed = probeSucceeded || !consumers.values.contains(where: \.canProbe) || budget >= DownlinkEstimator.maximum
+        let upgradesAllowed = probePassed || !consumers.values.contains(where: \.canProbe) || budget >= DownlinkEstimator.maximum
         allocate(consumers: consumers, videoBudget: budget - fixed, upgradesAllowed: upgradesAllowed,
                  overflows: loss >= Self.overflowLoss, now: now)
-        // A probe's success is spent on this report's allocation or lost: it said the link carried
-        // the next step then, not later (a link that narrowed since would take the step untried).
-        probeSucceeded = false
-        // A report over time after the last probe, with no loss and a steady delay: its aftermath is over.
-        if let after = aftermath, probe == nil, last.at >= after.stoppedAt, clean {
-            aftermath = nil
-        }
+        probes.reported(clean: clean, since: last.at)
         announceEstimate(now: now)
-    }
-
-    /// What the media alone was sent at before the probe under way, or before the last one
-    /// while its aftermath runs (0: neither): loss and over-use then are the padding's.
-    private func carriedBeforeProbe(now: ContinuousClock.Instant) -> Int {
-        probe?.mediaBitrate ?? currentAftermath(now: now)?.carried ?? 0
-    }
-
-    /// Whether a failed probe's aftermath runs: the layers held then stay.
-    private func keepsLayersAfterFailedProbe(now: ContinuousClock.Instant) -> Bool {
-        currentAftermath(now: now)?.failed ?? false
-    }
-
-    private func currentAftermath(now: ContinuousClock.Instant) -> Aftermath? {
-        aftermath.flatMap { now - $0.stoppedAt < Self.longestAftermath ? $0 : nil }
     }
 
     /// Gives the pacer its rate, and the estimate to `onEstimateChanged` when it moved enough.
@@ -305,61 +223,43 @@ final class DownlinkAdaptation {
         onEstimateChanged(estimate)
     }
 
-    /// How many of a stream's numbers up to a given one were never sent: what the publisher's
-    /// uplink lost reaches the subscriber as gaps, not as loss on its own link.
-    private static func unsent(_ consumers: [UInt32: Consumer]) -> (_ ssrc: UInt32, _ upTo: UInt16) -> Int {
-        { ssrc, highest in consumers[ssrc]?.outgoingGaps.unfilled(notNewerThan: highest) ?? 0 }
-    }
-
-    /// Bits per second of what the subscriber receives that has no layers to choose from.
-    private static func fixedCost(_ consumers: [UInt32: Consumer]) -> Int {
-        consumers.values.reduce(0) { total, consumer in
-            guard !consumer.isAllocated, let producer = consumer.producer else { return total }
-            return total + (producer.layerBitrates.first ?? 0)
-        }
-    }
-
-    private func startProbe(from consumer: Consumer, bitsPerSecond: Int, target: Int, mediaBitrate: Int, packetsSent: Int,
+    /// Starts a probe (`ProbeController.start`) whose padding `consumer` sends.
+    private func startProbe(from consumer: Consumer, target: Int, switchesLayer: Bool, mediaBitrate: Int, packetsSent: Int,
                             now: ContinuousClock.Instant) {
         guard let eventLoop else { return }
-        probe = Probe(until: now + Self.probeDuration, bitsPerSecond: bitsPerSecond, target: target, mediaBitrate: mediaBitrate,
-                      consumer: consumer, packetsAtStart: packetsSent)
-        probeArrivals = sendHistory.map { ProbeArrivals(firstSequence: $0.nextSequence) }
-        probeSchedule.started()
+        probes.start(target: target, switchesLayer: switchesLayer, mediaBitrate: mediaBitrate, packetsSent: packetsSent,
+                     firstTransportSequence: sendHistory?.nextSequence, now: now)
+        prober = consumer
         // The task runs on the loop this object lives on.
         let adaptation = NIOLoopBound(WeakAdaptation(adaptation: self), eventLoop: eventLoop)
-        probeTask = eventLoop.scheduleRepeatedTask(initialDelay: Self.probeTick, delay: Self.probeTick) { _ in
+        let tick = TimeAmount(ProbeController.tick)
+        probeTask = eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
             adaptation.value.adaptation?.sendProbePadding()
         }
     }
 
-    /// Ends the probe under way early, as failed (its schedule already told).
-    private func giveUpProbe(now: ContinuousClock.Instant) {
-        stopProbe(now: now, failed: true)
+    /// The probe under way was given up early, as failed.
+    private func probeGivenUp() {
+        stopProbeTask()
         MediaMetrics.shared.probesGivenUp.increment()
     }
 
-    /// Stops the probe under way; `now` (nil: it was cancelled) starts its aftermath.
-    private func stopProbe(now: ContinuousClock.Instant? = nil, failed: Bool = false) {
-        if let running = probe, let now { aftermath = Aftermath(carried: running.mediaBitrate, stoppedAt: now, failed: failed) }
+    private func stopProbeTask() {
         probeTask?.cancel()
         probeTask = nil
-        probe = nil
-        probeArrivals = nil
+        prober = nil
     }
 
-    /// One tick of padding at the probe's rate.
+    /// On the wire, a padding packet: RTP header and padding, SRTP tag, UDP/IPv4 headers.
+    private static let paddingPacketBytes = RTPHeader.fixedSize + Consumer.paddingPerPacket + overheadPerPacket - 12
+
+    /// One tick of padding at the probe's rate; a probe whose consumer went away is cancelled.
     private func sendProbePadding() {
-        guard var running = probe, let consumer = running.consumer else {
-            probeSchedule.cancelled()
-            return stopProbe()
+        guard let consumer = prober, let count = probes.paddingDue(packetBytes: Double(Self.paddingPacketBytes)) else {
+            probes.cancel()
+            return stopProbeTask()
         }
-        let packetBytes = Double(RTPHeader.fixedSize + Consumer.paddingPerPacket + Self.overheadPerPacket - 12)
-        running.owed += Double(running.bitsPerSecond) / 8 * 0.020
-        let count = Int(running.owed / packetBytes)
-        running.owed -= Double(count) * packetBytes
-        probe = running
-        probeBytes += consumer.sendPadding(count: count) + count * (Self.overheadPerPacket - 12)
+        probes.paddingSent(bytes: consumer.sendPadding(count: count) + count * (Self.overheadPerPacket - 12))
     }
 
     /// Lets the probe task end with the adaptation instead of keeping it alive.
@@ -373,7 +273,7 @@ final class DownlinkAdaptation {
                           now: ContinuousClock.Instant) {
         let (tracks, byID) = Self.tracks(consumers, now: now)
         let chosen = allocator.allocate(budget: videoBudget, tracks: tracks, now: now, upgradesAllowed: upgradesAllowed,
-                                        keepingHeldLayers: keepsLayersAfterFailedProbe(now: now))
+                                        keepingHeldLayers: probes.keepsLayersAfterFailedProbe(now: now))
         allocatedBitrate = Self.cost(of: chosen, tracks: tracks) + Self.fixedCost(consumers)
         for (id, index) in chosen {
             guard let (consumer, steps) = byID[id] else { continue }
@@ -401,27 +301,5 @@ final class DownlinkAdaptation {
             byID[id].map { $0.steps[index].layer != $0.consumer.allocatedLayer } ?? false
         }
         return (Self.cost(of: chosen, tracks: tracks), switches)
-    }
-
-    /// The video tracks the allocator spends on, with their consumers and steps.
-    private static func tracks(_ consumers: [UInt32: Consumer], now: ContinuousClock.Instant)
-        -> (tracks: [StreamAllocator.Track], byID: [String: (consumer: Consumer, steps: [LayerStep])]) {
-        var tracks: [StreamAllocator.Track] = []
-        var byID: [String: (consumer: Consumer, steps: [LayerStep])] = [:]
-        let time = PacketTime(now)
-        for consumer in consumers.values where consumer.isAllocated {
-            guard let producer = consumer.producer else { continue }
-            let steps = producer.allocationSteps(now: time)
-            // The subscription's own ceiling is a simulcast layer: its highest step.
-            let preferred = consumer.selector?.preferred.map { layer in steps.lastIndex { $0.layer <= layer } ?? 0 }
-            tracks.append(.init(id: consumer.id, layerBitrates: steps.map(\.bitrate), preferred: preferred, ranks: steps.map(\.rank)))
-            byID[consumer.id] = (consumer, steps)
-        }
-        return (tracks, byID)
-    }
-
-    /// Bits a second of the steps `chosen` for `tracks`.
-    private static func cost(of chosen: [String: Int], tracks: [StreamAllocator.Track]) -> Int {
-        tracks.reduce(0) { total, track in total + (chosen[track.id].map { track.layerBitrates[$0] } ?? 0) }
     }
 }

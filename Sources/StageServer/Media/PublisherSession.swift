@@ -5,7 +5,7 @@ import NIOCore
 import StageTransport
 
 /// A participant's publish peer connection: its producers, one per media section, and the
-/// mapping from incoming SSRC (or payload type, for senders that signal no SSRC) to producer.
+/// routes of its incoming RTP to them (`IncomingRoutes`).
 /// Lives on the media engine's event loop; its feedback timers run there too and reach it through
 /// `NIOLoopBound`.
 final class PublisherSession: MediaPeerDelegate {
@@ -16,14 +16,7 @@ final class PublisherSession: MediaPeerDelegate {
     let offer: RemoteOffer
     /// mid → producer.
     private(set) var producers: [String: Producer] = [:]
-    /// Where packets of a known SSRC go.
-    private var bySSRC: [UInt32: Route] = [:]
-    private var byPayloadType: [UInt8: Producer] = [:]
-    /// rid header-extension id → (producer, its rids), for simulcast senders that signal no SSRC.
-    private var simulcastByMid: [String: (producer: Producer, ridExtension: UInt8)] = [:]
-    /// RTX payload type → the producer it repairs, its media payload type (`apt`) and the
-    /// repaired-rid extension id that names the layer (RFC 8852), if negotiated.
-    private var retransmissionByPayloadType: [UInt8: (producer: Producer, payloadType: UInt8, repairedRIDExtension: UInt8?)] = [:]
+    private var routes = IncomingRoutes()
     /// The session ended; called before its producers close, so their subscribers can still
     /// be handed to a successor.
     var onClose: ((PublisherSession) -> Void)?
@@ -65,19 +58,17 @@ final class PublisherSession: MediaPeerDelegate {
             producers[section.mid] = producer
             if producer.kind == .video, layers.count > 1 { layerActivity[section.mid] = LayerActivity(layerCount: layers.count) }
             if let ridExtension, !layers.isEmpty {
-                simulcastByMid[section.mid] = (producer, ridExtension)
+                routes.addSimulcast(producer, ridExtension: ridExtension)
             } else {
-                for ssrc in section.ssrcs where section.retransmissionSSRCs[ssrc] == nil {
-                    bySSRC[ssrc] = Route(producer: producer, layer: 0, stream: IncomingStream(ssrc: ssrc, kind: section.kind))
-                }
-                byPayloadType[section.codec.payloadType] = producer
+                for ssrc in section.ssrcs where section.retransmissionSSRCs[ssrc] == nil { routes.addMedia(ssrc: ssrc, to: producer) }
+                routes.addPayloadType(section.codec.payloadType, to: producer)
             }
             if let rtx = section.retransmissionPayloadType {
                 let repairedRID = section.extensions[RTPExtensionURI.repairedRTPStreamID].map { UInt8(truncatingIfNeeded: $0) }
-                retransmissionByPayloadType[rtx] = (producer, section.codec.payloadType, repairedRID)
+                routes.addRetransmission(payloadType: rtx, repairing: producer, mediaPayloadType: section.codec.payloadType,
+                                         repairedRIDExtension: repairedRID)
                 for (rtxSSRC, mediaSSRC) in section.retransmissionSSRCs {
-                    bySSRC[rtxSSRC] = Route(producer: producer, layer: 0,
-                                            repair: .init(mediaSSRC: mediaSSRC, payloadType: section.codec.payloadType))
+                    routes.addRetransmission(ssrc: rtxSSRC, repairing: mediaSSRC, of: producer, mediaPayloadType: section.codec.payloadType)
                 }
             }
             if requestsRetransmission, section.kind == .video, section.feedback.contains(where: { $0.type == "nack" && $0.parameter == nil }) {
@@ -89,22 +80,6 @@ final class PublisherSession: MediaPeerDelegate {
             }
         }
         peer.delegate = self
-    }
-
-    /// Where one incoming SSRC's packets go: a producer and its simulcast layer, and for an RTX
-    /// stream (RFC 4588) what it repairs.
-    private struct Route {
-        var producer: Producer
-        var layer: Int
-        var repair: Repair?
-        /// A media stream's reception statistics (nil for an RTX stream).
-        var stream: IncomingStream?
-
-        struct Repair {
-            /// The media SSRC, when signaled (`a=ssrc-group:FID`); else the layer's, once seen.
-            var mediaSSRC: UInt32?
-            var payloadType: UInt8
-        }
     }
 
     func producer(kind: MediaKind) -> Producer? { producers.values.first { $0.kind == kind } }
@@ -164,11 +139,11 @@ final class PublisherSession: MediaPeerDelegate {
         let now = PacketTime.now
         for producer in producers.values { producer.measureLayerRates(now: now) }
         updateLayerActivity(now: now)
-        let media = bySSRC.filter { $0.value.repair == nil }.sorted { $0.key < $1.key }
+        let media = routes.mediaStreams
         // The loss of the second gone, each stream weighted by its bitrate.
         var blocks: [RTCPReceptionReport] = [], weightedLoss = 0.0, received = 0
-        for (_, route) in media {
-            guard let block = route.stream?.reportBlock(now: now) else { continue }
+        for route in media {
+            guard let block = route.stream.reportBlock(now: now) else { continue }
             blocks.append(block)
             let bitrate = route.producer.layerBitrates.indices.contains(route.layer) ? route.producer.layerBitrates[route.layer] : 0
             weightedLoss += Double(block.fractionLost) / 256 * Double(bitrate)
@@ -183,7 +158,7 @@ final class PublisherSession: MediaPeerDelegate {
                     "received": "\(received / 1000) kbps", "remb": "\(uplink.estimate / 1000) kbps"])
             }
         }
-        let video = media.filter { $0.value.producer.kind == .video }.map(\.key)
+        let video = media.filter { $0.producer.kind == .video }.map(\.ssrc)
         guard !blocks.isEmpty || !video.isEmpty else { return }
         RTCPFeedback.receiverFeedback(sender: Self.senderSSRC, reports: blocks, bitsPerSecond: UInt64(uplink.estimate), estimateSSRCs: video)
             .withUnsafeBytes { _ = peer.sendRTCP($0) }
@@ -221,68 +196,35 @@ final class PublisherSession: MediaPeerDelegate {
         }
         let now = PacketTime.now
         transportFeedback?.received(header, packet: UnsafeRawBufferPointer(packet), now: now)
-        let route: Route
-        if let known = bySSRC[header.ssrc] {
-            route = known
-        } else {
-            guard let learned = learnRoute(header, packet: UnsafeRawBufferPointer(packet)) else { return }
-            bySSRC[header.ssrc] = learned
-            route = learned
-        }
-        guard let repair = route.repair else {
-            route.stream?.received(header, now: now)
-            return route.producer.receive(packet, fields: RTPFixedFields(header), layer: route.layer, payloadOffset: payload.lowerBound, now: now)
-        }
-        // RTX: restored in place to the packet it repairs, which then goes the usual way.
-        guard let mediaSSRC = repair.mediaSSRC ?? route.producer.ssrc(ofLayer: route.layer),
-              let range = RTPRetransmission.unwrap(packet, payload: payload, originalSSRC: mediaSSRC, originalPayloadType: repair.payloadType)
-        else { return MediaDropReason.retransmissionNotForwarded.count() }
-        let original = UnsafeMutableRawBufferPointer(rebasing: packet[range])
-        guard let (originalHeader, originalPayload) = try? RTPHeader.parse(UnsafeRawBufferPointer(original)) else {
-            return MediaDropReason.malformedRTP.count()
-        }
-        MediaMetrics.shared.retransmissionsReceived.increment()
-        route.producer.receive(original, fields: RTPFixedFields(originalHeader), layer: route.layer, payloadOffset: originalPayload.lowerBound,
-                               now: now)
-    }
-
-    /// An SSRC the offer did not list: a simulcast layer named by its rid header extension
-    /// (RFC 8852), its RTX stream named by the repaired-rid extension, or a plain track
-    /// recognised by its payload type.
-    private func learnRoute(_ header: RTPHeader, packet: UnsafeRawBufferPointer) -> Route? {
-        if let rtx = retransmissionByPayloadType[header.payloadType] {
-            guard let id = rtx.repairedRIDExtension, let range = header.extensionValueRange(id: id, in: packet),
-                  let layer = rtx.producer.layers.firstIndex(of: String(decoding: packet[range], as: UTF8.self)) else {
-                MediaDropReason.retransmissionNotForwarded.count()
-                return nil
+        switch routes.route(header, in: UnsafeRawBufferPointer(packet)) {
+        case .media(let producer, let layer, let stream):
+            stream.received(header, now: now)
+            producer.receive(packet, fields: RTPFixedFields(header), layer: layer, payloadOffset: payload.lowerBound, now: now)
+        case .repair(let producer, let layer, let originalSSRC, let originalPayloadType):
+            // RTX: restored in place to the packet it repairs, which then goes the usual way.
+            guard let range = RTPRetransmission.unwrap(packet, payload: payload, originalSSRC: originalSSRC,
+                                                       originalPayloadType: originalPayloadType)
+            else { return MediaDropReason.retransmissionNotForwarded.count() }
+            let original = UnsafeMutableRawBufferPointer(rebasing: packet[range])
+            guard let (originalHeader, originalPayload) = try? RTPHeader.parse(UnsafeRawBufferPointer(original)) else {
+                return MediaDropReason.malformedRTP.count()
             }
-            return Route(producer: rtx.producer, layer: layer, repair: .init(mediaSSRC: nil, payloadType: rtx.payloadType))
+            MediaMetrics.shared.retransmissionsReceived.increment()
+            producer.receive(original, fields: RTPFixedFields(originalHeader), layer: layer, payloadOffset: originalPayload.lowerBound, now: now)
+        case .dropped(let reason):
+            reason.count()
         }
-        for (producer, ridExtension) in simulcastByMid.values {
-            guard let range = header.extensionValueRange(id: ridExtension, in: packet) else { continue }
-            let rid = String(decoding: packet[range], as: UTF8.self)
-            guard let layer = producer.layers.firstIndex(of: rid) else {
-                MediaDropReason.unknownRID.count()
-                return nil
-            }
-            return Route(producer: producer, layer: layer, stream: IncomingStream(ssrc: header.ssrc, kind: .video))
-        }
-        guard let producer = byPayloadType[header.payloadType] else {
-            MediaDropReason.unknownSSRC.count()
-            return nil
-        }
-        return Route(producer: producer, layer: 0, stream: IncomingStream(ssrc: header.ssrc, kind: producer.kind))
     }
 
     func peer(_ peer: MediaPeer, didReceiveRTCP packet: UnsafeMutableRawBufferPointer) {
         for report in RTCPFeedback.senderReports(in: UnsafeRawBufferPointer(packet)) {
-            guard let route = bySSRC[report.ssrc] else {
+            guard let route = routes.route(ssrc: report.ssrc) else {
                 MediaDropReason.unknownSSRC.count()
                 continue
             }
             // An RTX stream's report: its timeline is the media stream's, already reported.
-            guard route.repair == nil else { continue }
-            route.stream?.senderReport(report, now: .now)
+            guard case .media(let stream) = route.stream else { continue }
+            stream.senderReport(report, now: .now)
             route.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
         }
     }
