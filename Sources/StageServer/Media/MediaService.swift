@@ -13,14 +13,14 @@ final class MediaService: @unchecked Sendable {
     /// The host candidates every answer lists.
     let candidates: HostCandidates
     let hub: SignalingHub
-    private(set) var publishers: [String: PublisherSession] = [:]     // participant id → session
-    private var subscribers: [String: SubscriberSession] = [:] {       // resource id → session
+    private(set) var publishers: [String: PublisherConnection] = [:]     // participant id → connection
+    private var subscribers: [String: SubscriberConnection] = [:] {       // resource id → connection
         didSet { ServerMetrics.mediaSessions(subscribers: subscribers.count, consumers: subscribers.values.reduce(0) { $0 + $1.consumers.count }) }
     }
-    private var publisherResources: [String: PublisherSession] = [:] { // resource id → session
+    private var publisherResources: [String: PublisherConnection] = [:] { // resource id → connection
         didSet { ServerMetrics.mediaSessions(publishers: publisherResources.count) }
     }
-    /// (subscriber participant id, publisher id) → resource ids of the subscriber's sessions.
+    /// (subscriber participant id, publisher id) → resource ids of the subscriber's connections.
     private var subscriptionsBySubscriber: [String: [String]] = [:]
 
     /// Whether subscribers' layers follow their downlink estimates (`ServerConfiguration.downlinkAdaptation`).
@@ -46,7 +46,7 @@ final class MediaService: @unchecked Sendable {
         self.hub = hub
     }
 
-    /// Connection ids of media sessions, distinct from signaling sockets' (which count up from 1).
+    /// Ids of media connections, distinct from signaling sockets' (which count up from 1).
     private var nextMediaConnection: UInt64 = 1 << 62
 
     struct Answer: Sendable {
@@ -54,7 +54,7 @@ final class MediaService: @unchecked Sendable {
         var sdp: String
     }
 
-    /// WHIP or a signaling `sdpOffer`: a publisher's offer; replaces an earlier publish session
+    /// WHIP or a signaling `sdpOffer`: a publisher's offer; replaces an earlier publish connection
     /// of the same participant once the new one connects (see `+HandOver`). The participant is
     /// announced once media connects.
     func publish(participant: ParticipantDescriptor, stageId: String, offer: RemoteOffer) async throws -> Answer {
@@ -66,22 +66,22 @@ final class MediaService: @unchecked Sendable {
             let current = publishers[participantId]
             let resourceId = UUID().uuidString.lowercased()
             let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            let session = PublisherSession(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer,
-                                           requestsRetransmission: lossRepair)
+            let connection = PublisherConnection(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer,
+                                              requestsRetransmission: lossRepair)
             nextMediaConnection += 1
             let mediaConnection = nextMediaConnection
             let hub = self.hub
-            session.onConnect = { [weak self] connected in
+            connection.onConnect = { [weak self] connected in
                 self?.completeReplacement(by: connected)
                 let streams = connected.streams
                 Task { await hub.mediaStarted(stageId: stageId, participant: participant, streams: streams, mediaConnectionId: mediaConnection) }
             }
-            session.onClose = { [weak self] closed in
+            connection.onClose = { [weak self] closed in
                 guard let self else { return }
                 self.publisherResources[closed.id] = nil
                 guard self.publishers[closed.participantId] === closed else {
-                    // A session being replaced (or already replaced) ends nothing on the stage.
-                    self.replacedSessionClosed(closed)
+                    // A connection being replaced (or already replaced) ends nothing on the stage.
+                    self.replacedConnectionClosed(closed)
                     return
                 }
                 self.publishers[closed.participantId] = nil
@@ -89,13 +89,13 @@ final class MediaService: @unchecked Sendable {
                 Task { await hub.mediaStopped(stageId: stageId, participantId: participantId, mediaConnectionId: mediaConnection) }
             }
             if dynacast {
-                session.onPublishLayers = { streamId, rids in
+                connection.onPublishLayers = { streamId, rids in
                     Task { await hub.publishLayers(stageId: stageId, participantId: participantId, streamId: streamId, rids: rids) }
                 }
             }
-            publishers[participantId] = session
-            publisherResources[resourceId] = session
-            if let current { session.replacing = replacement(of: current, by: session) }
+            publishers[participantId] = connection
+            publisherResources[resourceId] = connection
+            if let current { connection.replacing = replacement(of: current, by: connection) }
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
                                        candidates: candidates).answer()
@@ -119,7 +119,7 @@ final class MediaService: @unchecked Sendable {
             // One transport-wide numbering for everything it is sent, if it reports arrivals.
             let sendHistory = offer.sections.contains { Self.transportWideID(of: $0) != nil }
                 ? TransportSendHistory(firstSequence: .random(in: .min ... .max)) : nil
-            let session = SubscriberSession(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
+            let connection = SubscriberConnection(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
                                             adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair, paced: pacing,
                                             sendHistory: sendHistory)
             var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
@@ -131,13 +131,13 @@ final class MediaService: @unchecked Sendable {
                                                    transportWide: sendHistory.flatMap { history in
                                                        Self.transportWideID(of: section).map { (id: $0, history: history) }
                                                    })
-                let output = ConsumerOutput(peer: peer, writer: writer, pacer: session.pacer,
+                let output = ConsumerOutput(peer: peer, writer: writer, pacer: connection.pacer,
                                             traffic: producer.kind == .video ? .video : .audio, forwarded: forwarded)
                 let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
                                         payloadType: section.codec.payloadType) { packet, rewrite in
                     output.send(packet, rewrite: rewrite)
                 }
-                if session.pacer != nil {
+                if connection.pacer != nil {
                     consumer.sendRepair = { packet, rewrite in output.sendRepair(packet, rewrite: rewrite) }
                 }
                 if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
@@ -151,22 +151,22 @@ final class MediaService: @unchecked Sendable {
                     RTCPFeedback.senderReport(ssrc: ssrc, ntpTime: ntp, rtpTime: rtp, packets: packets, octets: octets)
                         .withUnsafeBytes { _ = peer?.sendRTCP($0) }
                 }
-                session.add(consumer)
+                connection.add(consumer)
                 outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)",
                                               retransmissionSSRC: retransmissionSSRC)
             }
             if let subscriberId {
                 let hub = self.hub
-                session.adaptation?.onEstimateChanged = { bitsPerSecond in
+                connection.adaptation?.onEstimateChanged = { bitsPerSecond in
                     Task { await hub.downlinkEstimate(stageId: stageId, subscriberId: subscriberId, publisherId: publisherId, bitsPerSecond: bitsPerSecond) }
                 }
             }
             let key = subscriberId.map { "\($0)|\(publisherId)" }
-            session.onClose = { [weak self] closed in
+            connection.onClose = { [weak self] closed in
                 self?.subscribers[closed.id] = nil
                 if let key { self?.subscriptionsBySubscriber[key]?.removeAll { $0 == closed.id } }
             }
-            subscribers[resourceId] = session
+            subscribers[resourceId] = connection
             if let key { subscriptionsBySubscriber[key, default: []].append(resourceId) }
             engine.register(peer)
             let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
@@ -183,8 +183,8 @@ final class MediaService: @unchecked Sendable {
     }
 
     /// Media follows authorization: every peer connection of `participantId` on the stage (or of
-    /// everyone on it, when nil) ends now with a DTLS close_notify — its publish sessions (whose
-    /// subscribers then see the publisher leave) and the subscribe sessions it owns.
+    /// everyone on it, when nil) ends now with a DTLS close_notify — its publish connections (whose
+    /// subscribers then see the publisher leave) and the subscribe connections it owns.
     /// - Returns: whether there was anything to end.
     @discardableResult
     func end(stageId: String, participantId: String?, reason: String) async -> Bool {
@@ -207,12 +207,12 @@ final class MediaService: @unchecked Sendable {
     /// DELETE on a WHIP or WHEP resource; false when there is no such resource.
     func close(resourceId: String) async -> Bool {
         (try? await engine.eventLoop.submit { [self] in
-            if let session = publisherResources[resourceId] {
-                session.peer.close(reason: "DELETE")
+            if let connection = publisherResources[resourceId] {
+                connection.peer.close(reason: "DELETE")
                 return true
             }
-            if let session = subscribers[resourceId] {
-                session.peer.close(reason: "DELETE")
+            if let connection = subscribers[resourceId] {
+                connection.peer.close(reason: "DELETE")
                 return true
             }
             return false
@@ -224,8 +224,8 @@ final class MediaService: @unchecked Sendable {
     /// Changes the simulcast layer a subscriber receives; the switch happens at a keyframe.
     func setLayer(resourceId: String, rid: String?) async throws {
         try await engine.eventLoop.submit { [self] in
-            guard let session = subscribers[resourceId] else { throw LayerFailure.noSuchResource }
-            for consumer in session.consumers.values {
+            guard let connection = subscribers[resourceId] else { throw LayerFailure.noSuchResource }
+            for consumer in connection.consumers.values {
                 guard let layers = consumer.producer?.layers, !layers.isEmpty else { continue }
                 guard let rid else {
                     consumer.setPreferredLayer(nil)
@@ -251,12 +251,12 @@ final class MediaService: @unchecked Sendable {
     func allocationSnapshot() async -> AllocationGauges.Snapshot {
         (try? await engine.eventLoop.submit { [self] in
             var snapshot = AllocationGauges.Snapshot()
-            for session in subscribers.values {
-                for consumer in session.consumers.values where consumer.isAllocated {
+            for connection in subscribers.values {
+                for consumer in connection.consumers.values where consumer.isAllocated {
                     if let selector = consumer.selector { snapshot.layers.append(consumer.isPaused ? nil : selector.current) }
                     snapshot.temporalLayers.append(consumer.temporalLayer)
                 }
-                if let estimate = session.adaptation?.reportedEstimate { snapshot.estimates.append(estimate) }
+                if let estimate = connection.adaptation?.reportedEstimate { snapshot.estimates.append(estimate) }
             }
             return snapshot
         }.get()) ?? AllocationGauges.Snapshot()
@@ -265,7 +265,7 @@ final class MediaService: @unchecked Sendable {
     /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
     func setMuted(participantId: String, streamId: String, muted: Bool) async {
         try? await engine.eventLoop.submit { [self] in
-            // A session still being replaced forwards until its successor connects: it too.
+            // A connection still being replaced forwards until its successor connects: it too.
             publishers[participantId]?.replacing?.setMuted(streamId: streamId, muted: muted)
             publishers[participantId]?.setMuted(streamId: streamId, muted: muted)
         }.get()

@@ -8,7 +8,7 @@ import StageTransport
 /// routes of its incoming RTP to them (`IncomingRoutes`).
 /// Lives on the media engine's event loop; its feedback timers run there too and reach it through
 /// `NIOLoopBound`.
-final class PublisherSession: MediaPeerDelegate {
+final class PublisherConnection: MediaPeerDelegate {
     let id: String
     let participantId: String
     let stageId: String
@@ -17,14 +17,14 @@ final class PublisherSession: MediaPeerDelegate {
     /// mid → producer.
     private(set) var producers: [String: Producer] = [:]
     private var routes = IncomingRoutes()
-    /// The session ended; called before its producers close, so their subscribers can still
+    /// The connection ended; called before its producers close, so their subscribers can still
     /// be handed to a successor.
-    var onClose: ((PublisherSession) -> Void)?
+    var onClose: ((PublisherConnection) -> Void)?
     /// Media connected (DTLS done): the participant now publishes.
-    var onConnect: ((PublisherSession) -> Void)?
-    /// The earlier session of the same participant that this one replaces once it connects
+    var onConnect: ((PublisherConnection) -> Void)?
+    /// The earlier connection of the same participant that this one replaces once it connects
     /// (its media keeps flowing until then), if any.
-    var replacing: PublisherSession?
+    var replacing: PublisherConnection?
     static let senderSSRC: UInt32 = 1
     /// Dynacast: per simulcast video section (mid), the layers the publisher should send.
     private var layerActivity: [String: LayerActivity] = [:]
@@ -89,8 +89,8 @@ final class PublisherSession: MediaPeerDelegate {
         offer.sections.filter { producers[$0.mid] != nil }.map { .init(mid: $0.mid, kind: $0.kind, trackID: $0.trackID) }
     }
 
-    /// Hands the subscribers of this session's producers to `successor`'s, track by track.
-    func handOver(to successor: PublisherSession) {
+    /// Hands the subscribers of this connection's producers to `successor`'s, track by track.
+    func handOver(to successor: PublisherConnection) {
         for (mid, successorMid) in PublisherHandOver.successors(of: tracks, in: successor.tracks) {
             guard let producer = producers[mid], let next = successor.producers[successorMid] else { continue }
             producer.handOver(to: next)
@@ -103,9 +103,9 @@ final class PublisherSession: MediaPeerDelegate {
         transportFeedback?.start(on: peer, sender: Self.senderSSRC)
         guard let loop = peer.eventLoop else { return }
         // The delegate is called on the engine's loop, where the task runs too.
-        let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
+        let weak = NIOLoopBound(WeakConnection(connection: self), eventLoop: loop)
         feedbackTask = loop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .seconds(1)) { _ in
-            session.value.session?.sendFeedback()
+            weak.value.connection?.sendFeedback()
         }
     }
 
@@ -118,18 +118,18 @@ final class PublisherSession: MediaPeerDelegate {
     /// or given up.
     private func scheduleLossCheck() {
         guard lossCheck == nil, let loop = peer.eventLoop else { return }
-        let session = NIOLoopBound(WeakSession(session: self), eventLoop: loop)
+        let weak = NIOLoopBound(WeakConnection(connection: self), eventLoop: loop)
         lossCheck = loop.scheduleTask(in: TimeAmount(Producer.lossCheckInterval)) {
-            guard let session = session.value.session else { return }
-            session.lossCheck = nil
+            guard let connection = weak.value.connection else { return }
+            connection.lossCheck = nil
             let now = PacketTime.now
-            for producer in session.producers.values where producer.isRepairingUpstreamLoss { producer.checkUpstreamLoss(now: now) }
-            if session.producers.values.contains(where: \.isRepairingUpstreamLoss) { session.scheduleLossCheck() }
+            for producer in connection.producers.values where producer.isRepairingUpstreamLoss { producer.checkUpstreamLoss(now: now) }
+            if connection.producers.values.contains(where: \.isRepairingUpstreamLoss) { connection.scheduleLossCheck() }
         }
     }
 
-    /// Lets the feedback tasks end with the session instead of keeping it alive.
-    private struct WeakSession { weak var session: PublisherSession? }
+    /// Lets the feedback tasks end with the connection instead of keeping it alive.
+    private struct WeakConnection { weak var connection: PublisherConnection? }
 
     /// Once a second: each producer's layer bitrates are measured (for the subscribers' stream
     /// allocators), and the publisher gets, in one compound packet, a receiver report on every
@@ -238,7 +238,7 @@ final class PublisherSession: MediaPeerDelegate {
     }
 
     func peerDidClose(_ peer: MediaPeer, reason: String) {
-        ServerLog.media.info("publish session closed", metadata: ["participant": "\(participantId)", "stage": "\(stageId)",
+        ServerLog.media.info("publish connection closed", metadata: ["participant": "\(participantId)", "stage": "\(stageId)",
                                                                  "resource": "\(id)", "reason": "\(reason)"])
         feedbackTask?.cancel()
         transportFeedback?.stop()

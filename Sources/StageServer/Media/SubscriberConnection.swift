@@ -4,7 +4,7 @@ import StageTransport
 
 /// A subscribe peer connection (WHEP): one consumer per media section it receives, and the
 /// subscriber's RTCP feedback turned into keyframe requests towards the publisher.
-final class SubscriberSession: MediaPeerDelegate {
+final class SubscriberConnection: MediaPeerDelegate {
     let id: String
     /// The participant whose token created it: the only one who may change or delete it.
     let ownerId: String
@@ -12,7 +12,7 @@ final class SubscriberSession: MediaPeerDelegate {
     let peer: MediaPeer
     /// outgoing SSRC → consumer.
     private(set) var consumers: [UInt32: Consumer] = [:]
-    var onClose: ((SubscriberSession) -> Void)?
+    var onClose: ((SubscriberConnection) -> Void)?
     /// Fits the layers it receives to its link (nil: adaptation is off).
     let adaptation: DownlinkAdaptation?
 
