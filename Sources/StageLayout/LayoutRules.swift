@@ -1,19 +1,16 @@
 /// What IVS accepts in a `LayoutConfiguration` beyond its JSON types (the `ivs-realtime` model's
 /// constraints, API_GridConfiguration / API_PipConfiguration): attribute names of at most 128
-/// characters from `[a-zA-Z0-9-_]`, non-negative gaps and offsets, a PiP window of at least one
-/// pixel and no larger than the composition. The enumerations' allowed values are their
-/// `allCases`.
+/// characters (their characters are the model's name rule, which the control plane checks with
+/// every name), non-negative gaps and offsets, a PiP window of at least one pixel and no larger
+/// than the composition. The enumerations' allowed values are their `allCases`; the members are
+/// the `CodingKeys` of each kind.
 public enum LayoutRules {
     public static let attributeLength = 0...128
-    public static let attributeRule = "allowed: letters, digits, '-' and '_' ([a-zA-Z0-9-_]*)"
     /// The model's integers are 32-bit.
     public static let nonNegative = 0...Int(Int32.max)
     public static let positive = 1...Int(Int32.max)
-
-    /// Whether `character` may appear in an attribute name.
-    public static func isAttributeCharacter(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
-    }
+    public static let gridMembers = Set(GridLayoutConfiguration.CodingKeys.allCases.map(\.stringValue))
+    public static let pipMembers = Set(PipLayoutConfiguration.CodingKeys.allCases.map(\.stringValue))
 
     /// A rule a layout's member breaks: the member's path under `layout` and what it must be.
     public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {

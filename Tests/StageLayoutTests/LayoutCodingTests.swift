@@ -74,11 +74,4 @@ struct LayoutCodingTests {
             try LayoutRules.check(.pip(PipLayoutConfiguration(pipHeight: 361)), canvas: canvas)
         }
     }
-
-    @Test("attribute names: letters, digits, '-' and '_'", arguments: [
-        ("a-Z_9", true), ("a b", false), ("é", false), ("a.b", false), ("", true),
-    ])
-    func attributeCharacters(_ name: String, _ allowed: Bool) {
-        #expect(name.allSatisfy(LayoutRules.isAttributeCharacter) == allowed)
-    }
 }

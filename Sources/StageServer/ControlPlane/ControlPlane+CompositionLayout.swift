@@ -6,11 +6,9 @@ import StageProtocol
 extension ControlPlane {
     /// Reads `layout`; `canvas` bounds the PiP window.
     func readLayout(_ fields: RequestFields, canvas: CompositionPlan.VideoEncoding) throws(APIError) -> LayoutConfiguration {
-        let gridFields = Set(GridLayoutConfiguration.CodingKeys.allCases.map(\.stringValue))
-        let pipFields = Set(PipLayoutConfiguration.CodingKeys.allCases.map(\.stringValue))
         guard let layout = try fields.object("layout", allowed: ["grid", "pip"]) else { return .grid(GridLayoutConfiguration()) }
-        let grid = try layout.object("grid", allowed: gridFields)
-        let pip = try layout.object("pip", allowed: pipFields)
+        let grid = try layout.object("grid", allowed: LayoutRules.gridMembers)
+        let pip = try layout.object("pip", allowed: LayoutRules.pipMembers)
         let read: LayoutConfiguration
         switch (grid, pip) {
         case (.some, .some): throw .validation("layout: set grid or pip, not both")
@@ -28,8 +26,8 @@ extension ControlPlane {
 
     /// An attribute name member; `""` is none.
     private func attribute(_ fields: RequestFields, _ field: String) throws(APIError) -> String? {
-        let name = try fields.string(field, length: LayoutRules.attributeLength, allowed: LayoutRules.isAttributeCharacter,
-                                     rule: LayoutRules.attributeRule)
+        let name = try fields.string(field, length: LayoutRules.attributeLength, allowed: FieldRules.isNameCharacter,
+                                     rule: FieldRules.nameRule)
         return name?.isEmpty == false ? name : nil
     }
 
