@@ -22,7 +22,7 @@ from bench_plot import save_figure  # noqa: E402
 from netlab import NetLab  # noqa: E402
 from offnet import counter_samples  # noqa: E402
 from test_dynacast import _layers  # noqa: E402
-from test_many_subscribers import CAPS, frame_rate, run  # noqa: E402
+from test_many_subscribers import CAPS, _layer_timeline, frame_rate, run  # noqa: E402
 
 RIDS = ("q", "h", "f")
 
@@ -70,7 +70,7 @@ def main():
         host_layers = _host_layers(result.host)
         print(f"[{name}] {args.subscribers} guests, caps {[c for c, _ in CAPS]} bps in turn: widths at the end of the mixed "
               f"phase {result.widths}; frames a second per guest while mixed: narrow links {narrow_rates}, wide links {wide_rates}; "
-              f"host encoded {sorted(result.layers_mixed or [])} ({result.cpu_mixed:.2f} CPU s/s); every link narrowed: "
+              f"host encoded {_layer_timeline(result.layers_mixed, result.narrowed)} ({result.cpu_mixed:.2f} CPU s/s); every link narrowed: "
               f"widths {result.narrowed_widths}, host {sorted(host_layers[-1][1]) if host_layers else None} "
               f"({result.cpu_narrow:.2f} CPU s/s)")
 

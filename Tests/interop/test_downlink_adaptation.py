@@ -70,9 +70,11 @@ class _ServerTimeline:
         self._stop.set()
         self._thread.join(timeout=10)
 
-    def first(self, after, layer):
-        """Seconds from `after` to the first sample on `layer`, or None."""
-        return next((t - after for t, on, _ in self.samples if t >= after and on == layer), None)
+    def first(self, after, layers, buckets=None):
+        """Seconds from `after` to the first sample on one of `layers` (and, if given, with the
+        estimate in one of `buckets`), or None."""
+        return next((t - after for t, on, bucket in self.samples
+                     if t >= after and on in layers and (buckets is None or bucket in buckets)), None)
 
 
 def _run(netlab, tmp_path, name, adaptation):
@@ -332,16 +334,23 @@ def test_an_aiortc_whep_viewer_is_moved_down_and_back_up_with_its_remb(netlab, t
     print("[aiortc] server timeline (seconds from the drop: layer/estimate bucket): "
           + " ".join(f"{t - dropped:+.0f}s:{layer}/{bucket}" for t, layer, bucket in timeline.samples))
     before = [layer for t, layer, _ in timeline.samples if t < dropped]
-    down_after, up_after = timeline.first(dropped, "0"), timeline.first(widened, "2")
+    # Down means off the top layer with an estimate under 600 kbps (twice the link): with this
+    # host's test pattern the 640 px layer (about 200 kbps at 15 fps, test_many_subscribers.py;
+    # this host sends 20) and the tone can fit 300 kbps, and an estimate just under it keeps
+    # the middle layer. The lowest layer was asserted until
+    # 2026-12-01: CI saw the server put aiortc on 640 px 1 s after the drop with its estimate
+    # under 600 kbps, then under 300 kbps from +7 s, and aiortc decode 640 px from +15 s.
+    down_after = timeline.first(dropped, ("0", "1"), buckets=("150000", "300000", "600000"))
+    up_after = timeline.first(widened, ("2",))
     on_top_while_narrow = [t - dropped for t, layer, _ in timeline.samples if dropped + 5 <= t < widened and layer == "2"]
-    lowest_decoded = _first(samples, dropped, lambda w: 0 < w <= 320)
+    below_top_decoded = _first(samples, dropped, lambda w: 0 < w < 1280)
     decoded_at_end = samples[-1][2] - next((n for t, _, n in samples if t >= widened), samples[-1][2])
-    print(f"aiortc: the server moved it to the lowest layer {down_after} s after the drop and back to the top {up_after} s "
-          f"after the link widened; aiortc decoded the lowest layer {lowest_decoded} s after the drop and "
-          f"{decoded_at_end} frames after the link widened")
+    print(f"aiortc: the server moved it below the top layer (estimate under 600 kbps) {down_after} s after the drop and back "
+          f"to the top {up_after} s after the link widened; aiortc decoded a lower layer {below_top_decoded} s after the drop "
+          f"and {decoded_at_end} frames after the link widened")
     assert rembs and rembs > 10, "aiortc sent no REMB: abs-send-time was not negotiated or not written"
     assert "2" in before, "never on the top layer on the wide link"
-    assert down_after is not None and down_after <= 5, "the server did not move it down to the layer that fits"
+    assert down_after is not None and down_after <= 5, "the server did not move it down to a layer that fits"
     # One sample on the top layer while narrow is still seen now and then: a probe that passes on
     # the 300 kbps link (aiortc's reports show under 2 % loss over it), the layer falling back
     # the next second. Tolerated once. (Two samples, +5 s and +6 s, were an untried move up under
@@ -351,5 +360,5 @@ def test_an_aiortc_whep_viewer_is_moved_down_and_back_up_with_its_remb(netlab, t
     # packets (2–10 % lost holds the estimate): the top layer came back 0.6–22 s after the
     # widening in five runs. The CLI test above holds the 20 s bar.
     assert up_after is not None and up_after <= RECOVERY_SECONDS, "the server did not move it back to the top layer"
-    assert lowest_decoded is not None, "aiortc never decoded the lowest layer"
+    assert below_top_decoded is not None, "aiortc never decoded a layer below the top"
     assert decoded_at_end >= 100, "aiortc stopped decoding"
