@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "CStageShims.h"
 
 int stage_dtls_get_timeout(SSL *ssl, long *seconds, long *microseconds) {
@@ -89,3 +91,5 @@ int stage_mmsg_batch_send(stage_mmsg_batch *batch, int fd, unsigned first, unsig
     if (first + count > batch->capacity) count = batch->capacity - first;
     return sendmmsg(fd, &batch->headers[first], count, 0);
 }
+
+int stage_thread_id(void) { return (int)syscall(SYS_gettid); }

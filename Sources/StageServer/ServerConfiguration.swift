@@ -1,4 +1,5 @@
 public import Foundation
+import NIOCore
 public import StageTransport
 
 /// What `stage-server` is told on its command line and environment.
@@ -6,12 +7,17 @@ public struct ServerConfiguration: Sendable {
     /// The address to listen on; `0.0.0.0` or `::` mean every address, IPv4 and IPv6.
     public var host: String
     public var httpPort: Int
-    /// UDP port shared by every peer connection (ICE-lite, DTLS, SRTP), on IPv4 and IPv6.
+    /// The UDP port of the first media worker (ICE-lite, DTLS, SRTP), on IPv4 and IPv6: worker
+    /// n serves `mediaPort + n` (0: each picks one).
     public var mediaPort: Int
-    /// The ICE-TCP port (RFC 6544 passive candidates, RFC 4571 framing). Nil: the default 7881,
-    /// left off with a warning when that port is taken; 0: off; any other: that port, and the
-    /// server does not start without it.
+    /// The ICE-TCP port of the first media worker (RFC 6544 passive candidates, RFC 4571
+    /// framing); worker n serves `mediaTCPPort + n`. Nil: the default 7881, left off with a
+    /// warning when those ports are taken; 0: off; any other: those ports, and the server does
+    /// not start without them.
     public var mediaTCPPort: Int?
+    /// Media workers: event loops, each with its own ports and the stages placed on it
+    /// (`MediaWorkers`). Default: one per core.
+    public var mediaWorkers = System.coreCount
     /// What an unauthenticated ICE-TCP client can make the server hold.
     public var iceTCPLimits = ICETCPLimits()
     public var dataDirectory: URL
@@ -52,6 +58,9 @@ public struct ServerConfiguration: Sendable {
     /// Open HTTP and WebSocket connections at most (kept below the open-file limit, with a
     /// margin for the media sockets and files); more wait in the listen backlog.
     public var maxHTTPConnections = 10_000
+
+    /// The most media workers a server runs (each is a thread and two ports).
+    public static let maximumMediaWorkers = 256
 
     /// The ICE-TCP port when `mediaTCPPort` is not given.
     public static let defaultMediaTCPPort = 7881

@@ -51,11 +51,13 @@ public enum StageServerApp {
         // Before the media port opens: a counter built before the bootstrap would count nowhere.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let mediaPlane = try await startMedia(configuration, advertised: advertised, log: log)
-        let engine = mediaPlane.engine
-        let media = MediaService(engine: engine, candidates: mediaPlane.candidates, hub: hub,
-                                 downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast,
-                                 lossRepair: configuration.lossRepair, pacing: configuration.pacing)
+        let workers = try await startMedia(configuration, advertised: advertised, log: log)
+        let media = MediaService(workers: workers, hub: hub, options: .init(
+            downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast,
+            lossRepair: configuration.lossRepair, pacing: configuration.pacing))
+        let mediaSummary = "\(workers.count) worker\(workers.count == 1 ? "" : "s"), udp \(ports(workers.map(\.engine.localPort))), "
+            + "tcp \(workers[0].engine.tcpPort == nil ? "off" : ports(workers.compactMap(\.engine.tcpPort))), "
+            + "candidates \(workers[0].candidates.udpAddresses.joined(separator: " "))"
         let whip = WHIPResponder(admission: admission, media: media)
         await hub.setEndMedia { stageId, participantId, reason in await media.end(stageId: stageId, participantId: participantId, reason: reason) }
 
@@ -64,6 +66,7 @@ public enum StageServerApp {
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
             AllocationGauges.record(await media.allocationSnapshot())
+            await WorkerGauges.record(media)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
@@ -97,7 +100,7 @@ public enum StageServerApp {
                 log.info("stage-server listening", metadata: [
                     "http": "\(httpHost.contains(":") ? "[\(httpHost)]" : httpHost):\(configuration.httpPort)\(tlsConfiguration == nil ? "" : " (tls)")", "public_url": "\(endpoints.baseURL)",
                     "data_dir": "\(configuration.dataDirectory.path)", "account": "\(accountId)", "region": "\(configuration.region)",
-                    "media": "udp \(engine.localPort), tcp \(engine.tcpPort.map(String.init) ?? "off"), candidates \(mediaPlane.candidates.udpAddresses.joined(separator: " "))",
+                    "media": "\(mediaSummary)",
                 ])
                 if created { printCredentialHelp(accessKey, configuration: configuration, endpoint: endpoints.baseURL) }
             },
@@ -109,7 +112,7 @@ public enum StageServerApp {
         }
         await board.stopWatching()
         await hub.closeAll()
-        await engine.close()
+        for worker in workers { await worker.engine.close() }
         try? await store.flush()
     }
 

@@ -5,6 +5,7 @@ import Darwin
 #endif
 public import NIOCore
 public import NIOPosix
+internal import CStageShims
 
 extension MediaEngine {
     /// Whether `host` means every address: then the media port binds IPv4 and IPv6 apart.
@@ -15,8 +16,12 @@ extension MediaEngine {
     /// machine without IPv6 it logs that and serves IPv4 alone (``udpAddresses`` tells which
     /// families are served). ICE-TCP is started apart, with ``startTCP(host:port:limits:)``.
     /// - Parameter port: the UDP port; 0 picks one (then both families share the one picked).
-    public static func start(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> MediaEngine {
-        let engine = MediaEngine(eventLoop: group.next(), dtlsContext: try DTLSContext(certificate: DTLSCertificate()))
+    /// - Parameter dtlsContext: the DTLS certificate and settings (nil: a new certificate); media
+    ///   workers share one, so every answer names the same fingerprint.
+    public static func start(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                             dtlsContext: DTLSContext? = nil) async throws -> MediaEngine {
+        let engine = MediaEngine(eventLoop: group.next(), dtlsContext: try dtlsContext ?? DTLSContext(certificate: DTLSCertificate()))
+        engine.threadID = try await engine.eventLoop.submit { stage_thread_id() }.get()
         let sockets = try await engine.bindEvery(host, port: port, what: "media UDP", bind: engine.bindUDP,
                                                  localAddress: \.localAddress, close: { try? await $0.channel.close() })
         try await engine.eventLoop.submit { engine.udpSockets = sockets }.get()
@@ -39,6 +44,18 @@ extension MediaEngine {
         try await eventLoop.submit { [self] in tcpListeners += listeners }.get()
         tcpAddresses = listeners.compactMap(\.localAddress)
         tcpPort = tcpAddresses.first?.port ?? port
+    }
+
+    /// Closes the ICE-TCP listeners (the connections they accepted stay until they close):
+    /// ICE-TCP is off after it.
+    public func stopTCP() async {
+        let listeners: [any Channel] = (try? await eventLoop.submit { [self] () -> [any Channel] in
+            defer { tcpListeners = [] }
+            return tcpListeners
+        }.get()) ?? []
+        for listener in listeners { try? await listener.close() }
+        tcpAddresses = []
+        tcpPort = nil
     }
 
     /// Tries to pick a port free on both families this many times when asked for port 0.

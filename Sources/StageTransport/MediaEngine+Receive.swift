@@ -8,6 +8,7 @@ extension MediaEngine {
     /// engine's scratch buffer: NIO's buffer is shared (with the pipeline's copy of the
     /// envelope, and its receive pool), so mutating it would copy it into a new allocation.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>, on socket: MediaUDPSocket) {
+        packetsReceived &+= 1
         let path = MediaPath(local: .udp(socket), remote: envelope.remoteAddress)
         let length = envelope.data.readableBytes
         if !isScratchInUse, length <= receiveScratch.count {
@@ -75,6 +76,7 @@ extension MediaEngine {
     /// STUN, DTLS, RTP or RTCP, an empty one, or STUN that does not parse is counted and
     /// dropped like a bad datagram: the connection may be the peer's selected path.
     private func receiveFrame(_ bytes: UnsafeMutableRawBufferPointer, on connection: ICETCPConnection) {
+        packetsReceived &+= 1
         let kind = bytes.count > 0 ? Demux.classify(first: bytes[0], second: bytes.count > 1 ? bytes[1] : nil) : .unknown
         switch kind {
         case .stun:

@@ -27,6 +27,11 @@ public final class MediaEngine: @unchecked Sendable {
     public internal(set) var localPort = 0
     /// The ICE-TCP port, nil when ICE-TCP is off.
     public internal(set) var tcpPort: Int?
+    /// The kernel id of the event loop's thread, whose CPU time /proc/self/task/<id>/stat tells.
+    public internal(set) var threadID: Int32 = 0
+    /// Datagrams and ICE-TCP frames read, and packets handed to a socket: read on the event loop.
+    public internal(set) var packetsReceived = 0
+    public internal(set) var packetsSent = 0
     /// The bound UDP sockets' and TCP listeners' local addresses, for the start-up log.
     public internal(set) var udpAddresses: [SocketAddress] = []
     public internal(set) var tcpAddresses: [SocketAddress] = []

@@ -93,14 +93,18 @@ public final class MediaPeer: @unchecked Sendable {
         }
         if case .udp(let socket) = path.local, let batch = socket.batch, !batch.isClosed, maximumLength <= MediaEngine.maximumPacketLength {
             // Protected straight into the socket's batch: nothing allocated per packet.
-            return engine.send(on: socket, batch: batch, to: path.remote) { slot in
+            let sent = engine.send(on: socket, batch: batch, to: path.remote) { slot in
                 Self.writeAndProtect(into: slot, maximumLength: maximumLength, rtcp: rtcp, srtp: srtp, write)
             }
+            if sent { engine.packetsSent &+= 1 }
+            return sent
         }
         guard var buffer = srtp.protect(maximumLength: maximumLength, rtcp: rtcp, allocator: engine.allocator, headroom: path.framingHeadroom,
                                         { out in Self.writeAndProtect(into: out, maximumLength: maximumLength, rtcp: rtcp, srtp: srtp, write) })
         else { return false }
-        return engine.write(&buffer, on: path)
+        let sent = engine.write(&buffer, on: path)
+        if sent { engine.packetsSent &+= 1 }
+        return sent
     }
 
     /// Lets `write` fill the start of `slot` and protects it there.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import Logging
 import StageControl
 import StageServer
@@ -16,12 +17,17 @@ struct StageServerCommand: AsyncParsableCommand {
 
     @Option(help: "HTTP port for the API, signaling WebSockets, /healthz and /metrics.")
     var httpPort = 8080
-    @Option(help: "UDP port shared by every WebRTC peer connection (ICE-lite, DTLS, SRTP), on IPv4 and IPv6.")
+    @Option(help: ArgumentHelp("The first UDP port for WebRTC peer connections (ICE-lite, DTLS, SRTP), on IPv4 and IPv6: "
+                               + "media worker n serves this port + n (open --media-workers ports from here).", valueName: "port"))
     var mediaPort = 7880
-    @Option(help: ArgumentHelp("TCP port for ICE-TCP (RFC 6544 passive candidates, RFC 4571 framing), for clients whose UDP is "
-                               + "blocked; 0 turns it off. (default: 7881; if that port is taken, ICE-TCP stays off with a warning)",
+    @Option(help: ArgumentHelp("The first TCP port for ICE-TCP (RFC 6544 passive candidates, RFC 4571 framing), for clients whose "
+                               + "UDP is blocked: media worker n serves this port + n; 0 turns it off. (default: 7881; if those "
+                               + "ports are taken, ICE-TCP stays off with a warning)",
                                valueName: "port"))
     var mediaTcpPort: Int?
+    @Option(help: ArgumentHelp("Media workers: threads, each with its own UDP and ICE-TCP port, serving the stages placed on it "
+                               + "(a stage on one worker, placed by load). (default: the number of cores)", valueName: "n"))
+    var mediaWorkers: Int?
     @Option(help: "Directory for the SQLite store, keys and credentials.")
     var dataDir = "./stage-data"
     @Option(help: "Base URL clients use to reach this server (default http://127.0.0.1:<http-port>).")
@@ -89,9 +95,15 @@ struct StageServerCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65535).contains(httpPort) else { throw ValidationError("--http-port must be 1–65535") }
-        guard (1...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 1–65535") }
-        if let mediaTcpPort, !(0...65535).contains(mediaTcpPort) {
-            throw ValidationError("--media-tcp-port must be 0–65535 (0 turns ICE-TCP off)")
+        if let mediaWorkers, !(1...ServerConfiguration.maximumMediaWorkers).contains(mediaWorkers) {
+            throw ValidationError("--media-workers must be 1–\(ServerConfiguration.maximumMediaWorkers)")
+        }
+        let workers = mediaWorkers ?? System.coreCount
+        guard (1...65535).contains(mediaPort), mediaPort + workers - 1 <= 65535 else {
+            throw ValidationError("--media-port must be 1–65535, and --media-port + --media-workers − 1 at most 65535")
+        }
+        if let mediaTcpPort, !(0...65535).contains(mediaTcpPort) || (mediaTcpPort > 0 && mediaTcpPort + workers - 1 > 65535) {
+            throw ValidationError("--media-tcp-port must be 0–65535 (0 turns ICE-TCP off), and --media-tcp-port + --media-workers − 1 at most 65535")
         }
         for ip in publicIP {
             do { _ = try ServerConfiguration.validatePublicIP(ip) } catch { throw ValidationError(error.description) }
@@ -148,6 +160,7 @@ struct StageServerCommand: AsyncParsableCommand {
             dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true), publicURL: publicURL, publicIPs: publicIP, region: region,
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
         configuration.compositionIdleTimeoutSeconds = compositionIdleTimeout
+        if let mediaWorkers { configuration.mediaWorkers = mediaWorkers }
         configuration.maxPublishersPerStage = maxPublishersPerStage
         configuration.sessionLingerSeconds = sessionLinger
         configuration.downlinkAdaptation = downlinkAdaptation

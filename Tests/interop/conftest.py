@@ -33,6 +33,27 @@ def _free_port(kind):
         return s.getsockname()[1]
 
 
+def _free_ports(kind, count):
+    """The first of `count` consecutive free ports: media worker n serves `--media-port` + n."""
+    for _ in range(100):
+        first = _free_port(kind)
+        if first + count > 65536:
+            continue
+        sockets = []
+        try:
+            for port in range(first, first + count):
+                s = socket.socket(socket.AF_INET, kind)
+                sockets.append(s)
+                s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for s in sockets:
+                s.close()
+    raise RuntimeError(f"no {count} consecutive free ports")
+
+
 def stop_process(proc, sig=signal.SIGTERM, timeout=10):
     """Asks a child to end with `sig`, then kills it if it has not within `timeout` seconds."""
     if proc is None or proc.poll() is not None:
@@ -55,7 +76,8 @@ class StageServer:
         self.data_dir.mkdir()
         self.log_path = workdir / "server.log"
         self.http_port = _free_port(socket.SOCK_STREAM)
-        self.media_port = _free_port(socket.SOCK_DGRAM)
+        # One port per media worker: the default is one worker per core.
+        self.media_port = _free_ports(socket.SOCK_DGRAM, os.cpu_count() or 1)
         self.url = f"http://127.0.0.1:{self.http_port}"
         self.proc = None
 

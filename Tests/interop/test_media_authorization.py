@@ -1,12 +1,71 @@
 """Media follows authorization (issue 11, finding 1): DisconnectParticipant and DeleteStage end
 the participant's media — WHIP publish and WHEP subscribe sessions close (DTLS close_notify) and
-frames stop within a second — and nobody can subscribe to a kicked publisher afterwards."""
+frames stop within a second — and nobody can subscribe to a kicked publisher afterwards.
+
+Each test runs on a server with one media worker and on one with two (`--media-workers`). With
+two, a `stage join` host publishes on a ballast stage for the whole module, so every test's stage
+is placed on the second worker (the least loaded) and its media there is what must stop; each
+test checks in /metrics that its stage is on the worker it expects."""
 import asyncio
+import re
 import time
 
+import boto3
+import pytest
 import requests
+from botocore.config import Config
 
+from composition import Host, wait_published
+from conftest import ACCESS_KEY, REGION, SECRET_KEY, StageServer, server_binary
 from test_media_aiortc import NumberedVideo, peer, post_offer
+
+
+@pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
+def server(request, tmp_path_factory):
+    srv = StageServer(server_binary(), tmp_path_factory.mktemp(f"workers-{request.param}"), ["--media-workers", str(request.param)])
+    srv.workers = request.param
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return boto3.client("ivs-realtime", endpoint_url=server.url, region_name=REGION, aws_access_key_id=ACCESS_KEY,
+                        aws_secret_access_key=SECRET_KEY, config=Config(retries={"mode": "standard", "total_max_attempts": 2}))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ballast(server, client, tmp_path_factory):
+    """With two workers, a publisher that keeps the first one busy all module long."""
+    if server.workers == 1:
+        yield None
+        return
+    stage = client.create_stage(name="ballast")["stage"]
+    host = Host(server, client, stage["arn"], tmp_path_factory.mktemp("ballast"), "ballast", size="320x180")
+    try:
+        wait_published(client, stage["arn"], 1)
+        assert _routers(server) == [1, 0], _routers(server)
+        yield host
+    finally:
+        host.stop()
+
+
+def _routers(server):
+    """Routers (stages) per media worker, from /metrics."""
+    text = requests.get(f"{server.url}/metrics", timeout=5).text
+    found = {int(m.group(1)): int(float(m.group(2))) for m in re.finditer(r'^proscenium_media_worker_routers\{worker="(\d+)"\} (\S+)$', text, re.M)}
+    return [found.get(index, 0) for index in range(server.workers)]
+
+
+def on_its_worker(server, action):
+    """`action`, once /metrics shows the test's stage on the last worker (the ballast's on the first)."""
+    def checked():
+        assert _routers(server) == ([1] if server.workers == 1 else [1, 1]), _routers(server)
+        action()
+    return checked
 
 
 async def watch_over_whep(server_url, publisher_id, viewer_token, action, seconds_after=2.5):
@@ -64,7 +123,8 @@ def test_disconnecting_a_whip_publisher_ends_its_media(server, client, make_stag
     def kick():
         client.disconnect_participant(stageArn=stage["arn"], participantId=publisher["participantId"], reason="bye")
 
-    arrivals, acted, states = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"], kick))
+    arrivals, acted, states = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"],
+                                                on_its_worker(server, kick)))
     frames_before, last_after = stopped_within(arrivals, acted)
     print(f"{frames_before} frames before the kick; the last one {last_after:.3f} s after it; publisher states {[s for _, s in states]}")
     assert frames_before > 30
@@ -86,7 +146,8 @@ def test_deleting_the_stage_ends_its_media(server, client, make_stage):
     def delete():
         client.delete_stage(arn=stage["arn"])
 
-    arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"], delete))
+    arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"],
+                                           on_its_worker(server, delete)))
     frames_before, last_after = stopped_within(arrivals, acted)
     print(f"{frames_before} frames before DeleteStage; the last one {last_after:.3f} s after it")
     assert frames_before > 30 and last_after <= 1.0
@@ -101,7 +162,8 @@ def test_disconnecting_a_whep_viewer_ends_its_session(server, client, make_stage
     def kick():
         client.disconnect_participant(stageArn=stage["arn"], participantId=viewer["participantId"])
 
-    arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"], kick))
+    arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"],
+                                           on_its_worker(server, kick)))
     frames_before, last_after = stopped_within(arrivals, acted)
     print(f"{frames_before} frames before the viewer was kicked; the last one {last_after:.3f} s after it")
     assert frames_before > 30 and last_after <= 1.0
@@ -120,10 +182,9 @@ def test_disconnecting_an_sdk_publisher_ends_its_media(server, client, make_stag
                              "--size", "320x180", "--simulcast", "off", "--status-interval", "0"],
                             stdout=open(tmp_path / "host.log", "wb"), stderr=subprocess.STDOUT)
     try:
-        from composition import wait_published
         wait_published(client, stage["arn"], 1)
         kick = lambda: client.disconnect_participant(stageArn=stage["arn"], participantId=publisher["participantId"])
-        arrivals, acted = asyncio.run(watch_over_whep(server.url, publisher["participantId"], viewer["token"], kick))
+        arrivals, acted = asyncio.run(watch_over_whep(server.url, publisher["participantId"], viewer["token"], on_its_worker(server, kick)))
     finally:
         stop_process(host)
     frames_before, last_after = stopped_within(arrivals, acted)

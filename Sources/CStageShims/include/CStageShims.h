@@ -34,4 +34,7 @@ void stage_mmsg_batch_set(stage_mmsg_batch *batch, unsigned index, void *bytes, 
                           const struct sockaddr *name, socklen_t name_length);
 /// sendmmsg(2) of datagrams `first` to `first + count - 1` on `fd`: how many were sent, or -1 and errno.
 int stage_mmsg_batch_send(stage_mmsg_batch *batch, int fd, unsigned first, unsigned count);
+/// gettid(2): the calling thread's kernel id, for reading its CPU time in /proc/self/task.
+int stage_thread_id(void);
+
 #endif

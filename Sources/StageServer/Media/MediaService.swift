@@ -1,273 +1,204 @@
 import Foundation
+import Logging
 import NIOCore
 import StageProtocol
-import StageCongestion
-import StageSFU
 import StageTransport
-import StageWire
+import Synchronization
 
-/// Publish and subscribe peer connections of every stage, on the media engine's event loop:
-/// WHIP creates publishers, WHEP creates subscribers that consume a publisher's producers.
-final class MediaService: @unchecked Sendable {
-    let engine: MediaEngine
-    /// The host candidates every answer lists.
-    let candidates: HostCandidates
+/// Every stage's media router (`MediaRouter`), on the media workers: a stage's router is made on
+/// the least loaded worker (`WorkerPlacement`) when its first connection opens, and retired with
+/// its last, so a stage that comes back may land elsewhere. WHIP, WHEP and signaling reach a
+/// router here; the router does the work on its worker's event loop.
+final class MediaService: Sendable {
+    let workers: [MediaWorker]
     let hub: SignalingHub
-    private(set) var publishers: [String: PublisherConnection] = [:]     // participant id → connection
-    private var subscribers: [String: SubscriberConnection] = [:] {       // resource id → connection
-        didSet { ServerMetrics.mediaSessions(subscribers: subscribers.count, consumers: subscribers.values.reduce(0) { $0 + $1.consumers.count }) }
+    let options: MediaRouter.Options
+    private let registry: Mutex<Registry>
+    private let log = Logger(label: "proscenium.media")
+
+    private struct Registry {
+        var routers: [String: MediaRouter] = [:]          // stage id → router
+        var stageOfResource: [String: String] = [:]       // resource id → stage id
+        /// Open publish connections per publishing participant, and its stage.
+        var publishing: [String: (stageId: String, connections: Int)] = [:]
+        var placement: WorkerPlacement
+        var totals = MediaRouter.LoadChange()
     }
-    private var publisherResources: [String: PublisherConnection] = [:] { // resource id → connection
-        didSet { ServerMetrics.mediaSessions(publishers: publisherResources.count) }
-    }
-    /// (subscriber participant id, publisher id) → resource ids of the subscriber's connections.
-    private var subscriptionsBySubscriber: [String: [String]] = [:]
 
-    /// Whether subscribers' layers follow their downlink estimates (`ServerConfiguration.downlinkAdaptation`).
-    let downlinkAdaptation: Bool
-
-    /// Whether publishers are told which simulcast layers subscribers use (`ServerConfiguration.dynacast`).
-    let dynacast: Bool
-
-    /// Whether lost packets are asked for again and resent (`ServerConfiguration.lossRepair`).
-    let lossRepair: Bool
-
-    /// Whether subscribers' video is paced at a multiple of their estimates (`ServerConfiguration.pacing`).
-    let pacing: Bool
-
-    init(engine: MediaEngine, candidates: HostCandidates, hub: SignalingHub, downlinkAdaptation: Bool = true, dynacast: Bool = true,
-         lossRepair: Bool = true, pacing: Bool = true) {
-        self.downlinkAdaptation = downlinkAdaptation
-        self.pacing = pacing
-        self.dynacast = dynacast
-        self.lossRepair = lossRepair
-        self.engine = engine
-        self.candidates = candidates
+    init(workers: [MediaWorker], hub: SignalingHub, options: MediaRouter.Options = .init()) {
+        precondition(!workers.isEmpty, "at least one media worker")
+        self.workers = workers
         self.hub = hub
+        self.options = options
+        registry = Mutex(Registry(placement: WorkerPlacement(workers: workers.count)))
     }
-
-    /// Ids of media connections, distinct from signaling sockets' (which count up from 1).
-    private var nextMediaConnection: UInt64 = 1 << 62
 
     struct Answer: Sendable {
         var resourceId: String
         var sdp: String
     }
 
-    /// WHIP or a signaling `sdpOffer`: a publisher's offer; replaces an earlier publish connection
-    /// of the same participant once the new one connects (see `+HandOver`). The participant is
-    /// announced once media connects.
+    enum SubscribeFailure: Error { case publisherNotFound, wrongStage }
+    enum LayerFailure: Error { case noSuchResource, noSuchLayer([String]) }
+
+    /// WHIP or a signaling `sdpOffer`: a publisher's offer (`MediaRouter.publish`).
     func publish(participant: ParticipantDescriptor, stageId: String, offer: RemoteOffer) async throws -> Answer {
-        let participantId = participant.participantId
-        return try await engine.eventLoop.submit { [self] in
-            guard offer.sections.contains(where: { $0.direction == .sendonly || $0.direction == .sendrecv }) else {
-                throw NegotiationError("offer: a WHIP offer must send media (sendonly or sendrecv)")
-            }
-            let current = publishers[participantId]
-            let resourceId = UUID().uuidString.lowercased()
-            let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            let connection = PublisherConnection(id: resourceId, participantId: participantId, stageId: stageId, peer: peer, offer: offer,
-                                              requestsRetransmission: lossRepair)
-            nextMediaConnection += 1
-            let mediaConnection = nextMediaConnection
-            let hub = self.hub
-            connection.onConnect = { [weak self] connected in
-                self?.completeReplacement(by: connected)
-                let streams = connected.streams
-                Task { await hub.mediaStarted(stageId: stageId, participant: participant, streams: streams, mediaConnectionId: mediaConnection) }
-            }
-            connection.onClose = { [weak self] closed in
-                guard let self else { return }
-                self.publisherResources[closed.id] = nil
-                guard self.publishers[closed.participantId] === closed else {
-                    // A connection being replaced (or already replaced) ends nothing on the stage.
-                    self.replacedConnectionClosed(closed)
-                    return
-                }
-                self.publishers[closed.participantId] = nil
-                self.abandonReplacement(by: closed)
-                Task { await hub.mediaStopped(stageId: stageId, participantId: participantId, mediaConnectionId: mediaConnection) }
-            }
-            if dynacast {
-                connection.onPublishLayers = { streamId, rids in
-                    Task { await hub.publishLayers(stageId: stageId, participantId: participantId, streamId: streamId, rids: rids) }
-                }
-            }
-            publishers[participantId] = connection
-            publisherResources[resourceId] = connection
-            if let current { connection.replacing = replacement(of: current, by: connection) }
-            engine.register(peer)
-            let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
-                                       candidates: candidates).answer()
-            return Answer(resourceId: resourceId, sdp: answer)
-        }.get()
+        try await withRouter(stageId: stageId) { try $0.publish(participant: participant, offer: offer) }
     }
 
-    enum SubscribeFailure: Error { case publisherNotFound, wrongStage }
-
-    /// WHEP: a subscriber's offer for one publisher's tracks.
-    /// - Parameter layer: the simulcast layer wanted, by rid (nil: the highest available).
-    /// - Parameter subscriberId: the participant subscribing through signaling (for `preferLayer`).
-    /// - Parameter ownerId: the participant whose token asked (WHEP); the signaling subscriber otherwise.
+    /// WHEP: a subscriber's offer for one publisher's tracks (`MediaRouter.subscribe`).
     func subscribe(to publisherId: String, stageId: String, offer: RemoteOffer, layer: String? = nil,
                    subscriberId: String? = nil, ownerId: String? = nil) async throws -> Answer {
-        try await engine.eventLoop.submit { [self] in
-            guard let publisher = publishers[publisherId] else { throw SubscribeFailure.publisherNotFound }
-            guard publisher.stageId == stageId else { throw SubscribeFailure.wrongStage }
-            let resourceId = UUID().uuidString.lowercased()
-            let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
-            // One transport-wide numbering for everything it is sent, if it reports arrivals.
-            let sendHistory = offer.sections.contains { Self.transportWideID(of: $0) != nil }
-                ? TransportSendHistory(firstSequence: .random(in: .min ... .max)) : nil
-            let connection = SubscriberConnection(id: resourceId, ownerId: ownerId ?? subscriberId ?? "", stageId: stageId, peer: peer,
-                                            adaptsToDownlink: downlinkAdaptation, answersNACKs: lossRepair, paced: pacing,
-                                            sendHistory: sendHistory)
-            var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
-            for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
-                guard let producer = publisher.producer(kind: section.kind) else { continue }
-                let ssrc = UInt32.random(in: 0x1000...UInt32.max)
-                let forwarded = MediaMetrics.shared.forwarded(producer.kind)
-                let writer = ForwardedPacketWriter(absSendTimeID: section.extensions[RTPExtensionURI.absSendTime].map { UInt8($0) },
-                                                   transportWide: sendHistory.flatMap { history in
-                                                       Self.transportWideID(of: section).map { (id: $0, history: history) }
-                                                   })
-                let output = ConsumerOutput(peer: peer, writer: writer, pacer: connection.pacer,
-                                            traffic: producer.kind == .video ? .video : .audio, forwarded: forwarded)
-                let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
-                                        payloadType: section.codec.payloadType) { packet, rewrite in
-                    output.send(packet, rewrite: rewrite)
-                }
-                if connection.pacer != nil {
-                    consumer.sendRepair = { packet, rewrite in output.sendRepair(packet, rewrite: rewrite) }
-                }
-                if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
-                var retransmissionSSRC: UInt32?
-                if producer.kind == .video, let payloadType = section.retransmissionPayloadType {
-                    let rtx = UInt32.random(in: 0x1000...UInt32.max)
-                    consumer.enableRetransmission(.init(ssrc: rtx, payloadType: payloadType))
-                    retransmissionSSRC = rtx
-                }
-                consumer.sendSenderReport = { [weak peer] ssrc, ntp, rtp, packets, octets in
-                    RTCPFeedback.senderReport(ssrc: ssrc, ntpTime: ntp, rtpTime: rtp, packets: packets, octets: octets)
-                        .withUnsafeBytes { _ = peer?.sendRTCP($0) }
-                }
-                connection.add(consumer)
-                outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)",
-                                              retransmissionSSRC: retransmissionSSRC)
-            }
-            if let subscriberId {
-                let hub = self.hub
-                connection.adaptation?.onEstimateChanged = { bitsPerSecond in
-                    Task { await hub.downlinkEstimate(stageId: stageId, subscriberId: subscriberId, publisherId: publisherId, bitsPerSecond: bitsPerSecond) }
-                }
-            }
-            let key = subscriberId.map { "\($0)|\(publisherId)" }
-            connection.onClose = { [weak self] closed in
-                self?.subscribers[closed.id] = nil
-                if let key { self?.subscriptionsBySubscriber[key]?.removeAll { $0 == closed.id } }
-            }
-            subscribers[resourceId] = connection
-            if let key { subscriptionsBySubscriber[key, default: []].append(resourceId) }
-            engine.register(peer)
-            let answer = AnswerBuilder(offer: offer, credentials: peer.credentials, fingerprint: engine.dtlsContext.certificate.sdpFingerprint,
-                                       candidates: candidates).answer(outgoing: outgoing)
-            return Answer(resourceId: resourceId, sdp: answer)
-        }.get()
-    }
-
-    /// The transport-cc extension ID to write on what a subscriber's section receives (one-byte form, 1…14).
-    private static func transportWideID(of section: RemoteOffer.Section) -> UInt8? {
-        guard section.direction == .recvonly || section.direction == .sendrecv,
-              let id = section.extensions[RTPExtensionURI.transportWideCC], (1...14).contains(id) else { return nil }
-        return UInt8(id)
+        switch registry.withLock({ $0.publishing[publisherId]?.stageId }) {
+        case nil: throw SubscribeFailure.publisherNotFound
+        case stageId?: break
+        case _?: throw SubscribeFailure.wrongStage
+        }
+        guard let answer = try await withRouter(stageId: stageId, creating: false, {
+            try $0.subscribe(to: publisherId, offer: offer, layer: layer, subscriberId: subscriberId, ownerId: ownerId)
+        }) else { throw SubscribeFailure.publisherNotFound }
+        return answer
     }
 
     /// Media follows authorization: every peer connection of `participantId` on the stage (or of
-    /// everyone on it, when nil) ends now with a DTLS close_notify — its publish connections (whose
-    /// subscribers then see the publisher leave) and the subscribe connections it owns.
+    /// everyone on it, when nil) ends now with a DTLS close_notify (`MediaRouter.end`).
     /// - Returns: whether there was anything to end.
     @discardableResult
     func end(stageId: String, participantId: String?, reason: String) async -> Bool {
-        (try? await engine.eventLoop.submit { [self] in
-            let matches = { (stage: String, owner: String) in stage == stageId && (participantId == nil || owner == participantId) }
-            let peers = publisherResources.values.filter { matches($0.stageId, $0.participantId) }.map(\.peer)
-                + subscribers.values.filter { matches($0.stageId, $0.ownerId) }.map(\.peer)
-            for peer in peers { peer.close(reason: reason) }
-            return !peers.isEmpty
-        }.get()) ?? false
+        (try? await withRouter(stageId: stageId, creating: false) { $0.end(participantId: participantId, reason: reason) }) ?? false
     }
 
     /// The participant a WHIP or WHEP resource belongs to; nil when there is no such resource.
     func owner(resourceId: String) async -> String? {
-        try? await engine.eventLoop.submit { [self] in
-            publisherResources[resourceId]?.participantId ?? subscribers[resourceId]?.ownerId
-        }.get()
+        guard let stageId = stage(ofResource: resourceId) else { return nil }
+        return (try? await withRouter(stageId: stageId, creating: false) { $0.owner(resourceId: resourceId) }) ?? nil
     }
 
     /// DELETE on a WHIP or WHEP resource; false when there is no such resource.
     func close(resourceId: String) async -> Bool {
-        (try? await engine.eventLoop.submit { [self] in
-            if let connection = publisherResources[resourceId] {
-                connection.peer.close(reason: "DELETE")
-                return true
-            }
-            if let connection = subscribers[resourceId] {
-                connection.peer.close(reason: "DELETE")
-                return true
-            }
-            return false
-        }.get()) ?? false
+        guard let stageId = stage(ofResource: resourceId) else { return false }
+        return (try? await withRouter(stageId: stageId, creating: false) { $0.close(resourceId: resourceId) }) ?? false
     }
-
-    enum LayerFailure: Error { case noSuchResource, noSuchLayer([String]) }
 
     /// Changes the simulcast layer a subscriber receives; the switch happens at a keyframe.
     func setLayer(resourceId: String, rid: String?) async throws {
-        try await engine.eventLoop.submit { [self] in
-            guard let connection = subscribers[resourceId] else { throw LayerFailure.noSuchResource }
-            for consumer in connection.consumers.values {
-                guard let layers = consumer.producer?.layers, !layers.isEmpty else { continue }
-                guard let rid else {
-                    consumer.setPreferredLayer(nil)
-                    continue
-                }
-                guard let index = layers.firstIndex(of: rid) else { throw LayerFailure.noSuchLayer(layers) }
-                consumer.setPreferredLayer(index)
-            }
-        }.get()
+        guard let stageId = stage(ofResource: resourceId),
+              try await withRouter(stageId: stageId, creating: false, { try $0.setLayer(resourceId: resourceId, rid: rid) }) != nil
+        else { throw LayerFailure.noSuchResource }
     }
 
-    /// Signaling `preferLayer`: the layer a participant receives from a publisher.
+    /// Signaling `preferLayer`: the layer a participant receives from a publisher on its stage.
     /// - Returns: false when it has no subscribe connection to that publisher.
-    func preferLayer(subscriberId: String, publisherId: String, rid: String?) async throws -> Bool {
-        let resources = try await engine.eventLoop.submit { [self] in
-            subscriptionsBySubscriber["\(subscriberId)|\(publisherId)"] ?? []
-        }.get()
+    func preferLayer(stageId: String, subscriberId: String, publisherId: String, rid: String?) async throws -> Bool {
+        let resources = try await withRouter(stageId: stageId, creating: false) {
+            $0.subscriptions(subscriberId: subscriberId, publisherId: publisherId)
+        } ?? []
         for resource in resources { try await setLayer(resourceId: resource, rid: rid) }
         return !resources.isEmpty
     }
 
-    /// The stream allocators' choices now (on the media loop), for `/metrics`.
-    func allocationSnapshot() async -> AllocationGauges.Snapshot {
-        (try? await engine.eventLoop.submit { [self] in
-            var snapshot = AllocationGauges.Snapshot()
-            for connection in subscribers.values {
-                for consumer in connection.consumers.values where consumer.isAllocated {
-                    if let selector = consumer.selector { snapshot.layers.append(consumer.isPaused ? nil : selector.current) }
-                    snapshot.temporalLayers.append(consumer.temporalLayer)
-                }
-                if let estimate = connection.adaptation?.reportedEstimate { snapshot.estimates.append(estimate) }
-            }
-            return snapshot
-        }.get()) ?? AllocationGauges.Snapshot()
+    /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
+    func setMuted(stageId: String, participantId: String, streamId: String, muted: Bool) async {
+        _ = try? await withRouter(stageId: stageId, creating: false) { $0.setMuted(participantId: participantId, streamId: streamId, muted: muted) }
     }
 
-    /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
-    func setMuted(participantId: String, streamId: String, muted: Bool) async {
-        try? await engine.eventLoop.submit { [self] in
-            // A connection still being replaced forwards until its successor connects: it too.
-            publishers[participantId]?.replacing?.setMuted(streamId: streamId, muted: muted)
-            publishers[participantId]?.setMuted(streamId: streamId, muted: muted)
-        }.get()
+    /// The stream allocators' choices now, for `/metrics`: each router's, on its worker's loop.
+    func allocationSnapshot() async -> AllocationGauges.Snapshot {
+        var snapshot = AllocationGauges.Snapshot()
+        for (stageId, _) in registry.withLock({ $0.routers }) {
+            if let part = try? await withRouter(stageId: stageId, creating: false, { router -> AllocationGauges.Snapshot in
+                var part = AllocationGauges.Snapshot()
+                router.addAllocations(to: &part)
+                return part
+            }) {
+                snapshot.layers += part.layers
+                snapshot.temporalLayers += part.temporalLayers
+                snapshot.estimates += part.estimates
+            }
+        }
+        return snapshot
+    }
+
+    /// Each worker's routers and load now, for `/metrics`.
+    func workerLoads() -> [(routers: Int, load: WorkerPlacement.Load)] {
+        registry.withLock { registry in
+            var routers = Array(repeating: 0, count: workers.count)
+            for router in registry.routers.values { routers[router.worker.index] += 1 }
+            return workers.indices.map { (routers[$0], registry.placement.loads[$0]) }
+        }
+    }
+
+    private func stage(ofResource resourceId: String) -> String? {
+        registry.withLock { $0.stageOfResource[resourceId] }
+    }
+
+    /// Runs `body` on the stage's router, on its worker's loop: the router is made first when
+    /// there is none and `creating` (nil is returned when there is none and not `creating`). A
+    /// router retired between the lookup and the loop running `body` is looked up again.
+    private func withRouter<Result: Sendable>(stageId: String, creating: Bool = true,
+                                              _ body: @escaping @Sendable (MediaRouter) throws -> Result) async throws -> Result? {
+        while true {
+            guard let router = router(stageId: stageId, creating: creating) else { return nil }
+            let outcome: Result?? = try await router.worker.eventLoop.submit {
+                guard !router.isRetired else { return .none }
+                defer { router.retireIfEmpty() }
+                return .some(try body(router))
+            }.get()
+            if let outcome { return outcome }
+        }
+    }
+
+    private func withRouter<Result: Sendable>(stageId: String, _ body: @escaping @Sendable (MediaRouter) throws -> Result) async throws -> Result {
+        // A router is always made here, so there is one to run on.
+        try await withRouter(stageId: stageId, creating: true, body)!
+    }
+
+    private func router(stageId: String, creating: Bool) -> MediaRouter? {
+        let (router, created) = registry.withLock { registry -> (MediaRouter?, Bool) in
+            if let router = registry.routers[stageId] { return (router, false) }
+            guard creating else { return (nil, false) }
+            let worker = workers[registry.placement.choose()]
+            let router = MediaRouter(stageId: stageId, worker: worker, hub: hub, options: options)
+            router.onConnectionChanged = { [weak self] connection in self?.connectionChanged(connection, on: router) }
+            router.onEmpty = { [weak self] router in self?.retire(router) }
+            registry.routers[stageId] = router
+            return (router, true)
+        }
+        if created, let router {
+            log.info("stage placed", metadata: ["stage": "\(stageId)", "worker": "\(router.worker.index)",
+                                                "udp_port": "\(router.worker.candidates.udpPort)"])
+        }
+        return router
+    }
+
+    /// On the router's loop: a connection opened or closed.
+    private func connectionChanged(_ connection: MediaRouter.Connection, on router: MediaRouter) {
+        let totals = registry.withLock { registry -> MediaRouter.LoadChange in
+            let change = connection.change
+            let opened = change.publishers + change.subscribers > 0
+            registry.stageOfResource[connection.resourceId] = opened ? router.stageId : nil
+            if let publisherId = connection.publisherId {
+                let open = (registry.publishing[publisherId]?.connections ?? 0) + change.publishers
+                registry.publishing[publisherId] = open > 0 ? (router.stageId, open) : nil
+            }
+            registry.placement.change(worker: router.worker.index, consumers: change.consumers,
+                                      connections: change.publishers + change.subscribers)
+            registry.totals.publishers += change.publishers
+            registry.totals.subscribers += change.subscribers
+            registry.totals.consumers += change.consumers
+            return registry.totals
+        }
+        ServerMetrics.mediaSessions(publishers: totals.publishers)
+        ServerMetrics.mediaSessions(subscribers: totals.subscribers, consumers: totals.consumers)
+    }
+
+    /// On the router's loop: its last connection closed. It leaves the registry unless
+    /// another took its place.
+    private func retire(_ router: MediaRouter) {
+        registry.withLock { registry in
+            guard registry.routers[router.stageId] === router else { return }
+            registry.routers[router.stageId] = nil
+            router.isRetired = true
+        }
     }
 }

@@ -132,7 +132,7 @@ struct SignalingConnection {
                 try await hub.unpublish(stageId: stageId, participantId: peer.participantId, requestId: request.requestId)
             case .mute(let request):
                 try await hub.mute(stageId: stageId, participantId: peer.participantId, streamId: request.streamId, muted: request.muted)
-                await media.setMuted(participantId: peer.participantId, streamId: request.streamId, muted: request.muted)
+                await media.setMuted(stageId: stageId, participantId: peer.participantId, streamId: request.streamId, muted: request.muted)
             case .subscribe(let request):
                 try await hub.subscribe(stageId: stageId, participantId: peer.participantId, requestId: request.requestId,
                                         publisherId: request.participantId, type: request.subscribeType)
@@ -145,7 +145,7 @@ struct SignalingConnection {
                 peer.send(.sdpAnswer(.init(requestId: offer.requestId, sdp: answer)))
             case .preferLayer(let request):
                 do {
-                    guard try await media.preferLayer(subscriberId: peer.participantId, publisherId: request.participantId, rid: request.rid) else {
+                    guard try await media.preferLayer(stageId: stageId, subscriberId: peer.participantId, publisherId: request.participantId, rid: request.rid) else {
                         throw ServerMessage.SignalError(code: .publisherNotFound,
                                                         message: "preferLayer.participantId: no subscribe connection to \(request.participantId)")
                     }

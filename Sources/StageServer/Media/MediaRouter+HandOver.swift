@@ -7,8 +7,8 @@ import StageSFU
 /// before it connects, the one it was to replace closes too.
 ///
 /// At most one connection is waiting to be replaced per participant: the one that carries media.
-/// All on the media engine's event loop.
-extension MediaService {
+/// All on the router's event loop.
+extension MediaRouter {
     /// What a new connection will replace once it connects, given the participant's current one.
     /// A current connection that never connected carries nothing: its subscribers (those who came
     /// while it waited) move to the new connection at once and it closes, handing on what it was
