@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <pthread.h>
 #include "CStageShims.h"
 
 int stage_dtls_get_timeout(SSL *ssl, long *seconds, long *microseconds) {
@@ -93,3 +94,10 @@ int stage_mmsg_batch_send(stage_mmsg_batch *batch, int fd, unsigned first, unsig
 }
 
 int stage_thread_id(void) { return (int)syscall(SYS_gettid); }
+
+void stage_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    pthread_setname_np(pthread_self(), truncated);
+}

@@ -25,7 +25,8 @@ extension StageServerApp {
         for (index, loop) in loops.makeIterator().enumerated() {
             let port = configuration.mediaPort == 0 ? 0 : configuration.mediaPort + index
             do {
-                engines.append(try await MediaEngine.start(host: configuration.host, port: port, group: loop, dtlsContext: dtls))
+                engines.append(try await MediaEngine.start(host: configuration.host, port: port, group: loop, dtlsContext: dtls,
+                                                           threadName: "\(MediaWorker.threadNamePrefix)\(index)"))
             } catch {
                 try await fail(unbindable("--media-port", port, index, error))
             }

@@ -18,10 +18,15 @@ extension MediaEngine {
     /// - Parameter port: the UDP port; 0 picks one (then both families share the one picked).
     /// - Parameter dtlsContext: the DTLS certificate and settings (nil: a new certificate); media
     ///   workers share one, so every answer names the same fingerprint.
+    /// - Parameter threadName: given to the event loop's thread (at most 15 bytes), which
+    ///   `top -H` and /proc/<pid>/task/<tid>/comm then show; nil leaves NIO's.
     public static func start(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                             dtlsContext: DTLSContext? = nil) async throws -> MediaEngine {
+                             dtlsContext: DTLSContext? = nil, threadName: String? = nil) async throws -> MediaEngine {
         let engine = MediaEngine(eventLoop: group.next(), dtlsContext: try dtlsContext ?? DTLSContext(certificate: DTLSCertificate()))
-        engine.threadID = try await engine.eventLoop.submit { stage_thread_id() }.get()
+        engine.threadID = try await engine.eventLoop.submit {
+            if let threadName { stage_set_thread_name(threadName) }
+            return stage_thread_id()
+        }.get()
         let sockets = try await engine.bindEvery(host, port: port, what: "media UDP", bind: engine.bindUDP,
                                                  localAddress: \.localAddress, close: { try? await $0.channel.close() })
         try await engine.eventLoop.submit { engine.udpSockets = sockets }.get()

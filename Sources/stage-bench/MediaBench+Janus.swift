@@ -34,7 +34,7 @@ extension MediaBench {
         }
         let stats = ReceiveStats()
         var receivers: [ClientPeerConnection] = []
-        for _ in 0..<subscribers {
+        for _ in 0..<subscribersPerPublisher {
             for feed in feeds {
                 let session = try await api.createSession(), handle = try await api.attach(session: session)
                 let offered = try await api.message(session: session, handle: handle,

@@ -23,6 +23,12 @@ struct MediaBench: AsyncParsableCommand {
     @Option(help: "Subscribers, each receiving every publisher.") var subscribers = 10
     @Option(help: "Packets per second per publisher.") var rate = 300
     @Option(help: "Seconds of load per run.") var seconds = 8
+    @Option(parsing: .upToNextOption, help: ArgumentHelp(
+        "stage-server's --media-workers, one run each in this order (e.g. --workers 1 2); none: one run with its default.",
+        valueName: "n"))
+    var workers: [Int] = []
+    @Option(help: "Stages the publishers are spread over, in turn; a subscriber receives every publisher of its stage.")
+    var stages = 1
     @Flag(inversion: .prefixedNo, help: "Also run the load through Janus 1.1.2's VideoRoom (needs /usr/bin/janus).")
     var janus = true
     @Flag(help: .hidden) var janusOnly = false
@@ -38,20 +44,33 @@ struct MediaBench: AsyncParsableCommand {
             print(row("janus 1.1.2", try await measureJanus(context: context, group: clients)))
             return
         }
-        progress("stage-server…")
-        let sfu = try await measureSFU(context: context, group: clients)
+        var runs: [(name: String, result: Result)] = []
+        for count in workers.isEmpty ? [nil] : workers.map(Optional.some) {
+            progress("stage-server\(count.map { " with \($0) media worker\($0 == 1 ? "" : "s")" } ?? "")…")
+            runs.append((count.map { "\($0) worker\($0 == 1 ? "" : "s")" } ?? "stage-server", try await measureSFU(context: context, group: clients, workers: count)))
+        }
+        let sfu = runs[0].result
         progress("floor relay…")
         let floor = try await measureFloor(group: clients)
         if janus { progress("janus…") }
         let janusResult = janus ? try await measureJanus(context: context, group: clients) : nil
-        let offered = publishers * rate * subscribers
+        let offered = publishers * rate * subscribersPerPublisher
         var report = """
-            media forwarding: \(publishers) publishers × \(rate) pkt/s × \(subscribers) subscribers = \(offered) forwarded pkt/s offered, \
-            1200-byte packets, \(seconds) s, loopback
-            \(row("stage-server", sfu))
-            \(row("floor", floor))
+            media forwarding: \(publishers) publishers × \(rate) pkt/s × \(subscribersPerPublisher) subscribers each\(stages > 1 ? " (\(stages) stages)" : "") \
+            = \(offered) forwarded pkt/s offered, 1200-byte packets, \(seconds) s, loopback
 
             """
+        for run in runs {
+            report += row(run.name, run.result) + "\n"
+            if !run.result.workerShares.isEmpty {
+                report += "    media worker threads' share of the server's CPU: "
+                    + run.result.workerShares.map { "\($0.name) \(String(format: "%.0f", $0.share * 100)) %" }.joined(separator: ", ") + "\n"
+            }
+        }
+        report += row("floor", floor) + "\n"
+        if runs.count > 1 {
+            report += "  CPU per packet, \(runs.last!.name) / \(runs[0].name): \(String(format: "%.2f", runs.last!.result.cpuPerMillion / sfu.cpuPerMillion))×\n"
+        }
         if let janusResult { report += row("janus 1.1.2", janusResult) + "\n" }
         report += "  stage-server / floor CPU per packet: \(String(format: "%.2f", sfu.cpuPerMillion / floor.cpuPerMillion))×"
         if let janusResult {
@@ -62,6 +81,9 @@ struct MediaBench: AsyncParsableCommand {
         try await clients.shutdownGracefully()
     }
 
+    /// Every subscriber receives every publisher of its stage.
+    var subscribersPerPublisher: Int { subscribers / max(stages, 1) }
+
     func progress(_ text: String) { FileHandle.standardError.write(Data("media bench: \(text)\n".utf8)) }
 
     struct Result {
@@ -70,6 +92,10 @@ struct MediaBench: AsyncParsableCommand {
         var p50: Double
         var p99: Double
         var loss: Double
+        /// The forwarder's CPU seconds over the run.
+        var cpuSeconds: Double
+        /// Each media worker thread's share of the server's CPU over the run (stage-server only).
+        var workerShares: [(name: String, share: Double)] = []
     }
 
     func row(_ name: String, _ r: Result) -> String {
@@ -78,27 +104,32 @@ struct MediaBench: AsyncParsableCommand {
                    r.forwardedPerSecond, r.cpuPerMillion, r.p50, r.p99, r.loss * 100)
     }
 
-    func measureSFU(context: DTLSContext, group: MultiThreadedEventLoopGroup) async throws -> Result {
-        let server = try LocalStageServer(binary: LocalStageServer.defaultBinary)
+    /// The load through stage-server with `workers` media workers (nil: its default).
+    func measureSFU(context: DTLSContext, group: MultiThreadedEventLoopGroup, workers: Int?) async throws -> Result {
+        let server = try LocalStageServer(binary: LocalStageServer.defaultBinary,
+                                          extraArguments: workers.map { ["--media-workers", "\($0)"] } ?? [])
         try await server.start()
         defer { server.stop() }
         guard let pid = server.processIdentifier else { throw BenchError("stage-server is not running") }
         let api = server.api
-        let stageArn = try await api.createStage(name: "media-bench").arn
-        var senders: [ClientPeerConnection] = [], ssrcs: [UInt32] = [], publisherIds: [String] = []
-        for _ in 0..<publishers {
-            let token = try await api.createParticipantToken(stageArn: stageArn, capabilities: ["PUBLISH"])
+        var stageArns: [String] = []
+        for index in 0..<max(stages, 1) { stageArns.append(try await api.createStage(name: "media-bench-\(index)").arn) }
+        var senders: [ClientPeerConnection] = [], ssrcs: [UInt32] = [], publisherIds: [(stage: Int, id: String)] = []
+        for index in 0..<publishers {
+            let stage = index % stageArns.count
+            let token = try await api.createParticipantToken(stageArn: stageArns[stage], capabilities: ["PUBLISH"])
             let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .sendonly)], context: context, eventLoop: group.next())
             try await peer.open(host: "127.0.0.1")
             let answer = try await post(server.baseURL.appendingPathComponent("whip"), offer: peer.offer(), token: token.token ?? "")
             try await peer.connect(answer: answer)
-            senders.append(peer); ssrcs.append(peer.tracks[0].ssrc); publisherIds.append(token.participantId ?? "")
+            senders.append(peer); ssrcs.append(peer.tracks[0].ssrc); publisherIds.append((stage, token.participantId ?? ""))
         }
         let stats = ReceiveStats()
         var receivers: [ClientPeerConnection] = []
-        for _ in 0..<subscribers {
-            let token = try await api.createParticipantToken(stageArn: stageArn, capabilities: ["SUBSCRIBE"])
-            for publisherId in publisherIds {
+        for index in 0..<subscribers {
+            let stage = index % stageArns.count
+            let token = try await api.createParticipantToken(stageArn: stageArns[stage], capabilities: ["SUBSCRIBE"])
+            for (publisherStage, publisherId) in publisherIds where publisherStage == stage {
                 let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: group.next())
                 peer.onRTP = { stats.record($0) }
                 try await peer.open(host: "127.0.0.1")
@@ -107,7 +138,14 @@ struct MediaBench: AsyncParsableCommand {
                 receivers.append(peer)
             }
         }
-        let result = try await run(senders: senders, ssrcs: ssrcs, stats: stats) { processCPUSeconds(pid: pid) }
+        let threadsBefore = threadCPUSeconds(pid: pid, namePrefix: "media-w")
+        var result = try await run(senders: senders, ssrcs: ssrcs, stats: stats) {
+            processCPUSeconds(pid: pid)
+        }
+        let threadsAfter = threadCPUSeconds(pid: pid, namePrefix: "media-w")
+        if result.cpuSeconds > 0 {
+            result.workerShares = threadsAfter.keys.sorted().map { ($0, ((threadsAfter[$0] ?? 0) - (threadsBefore[$0] ?? 0)) / result.cpuSeconds) }
+        }
         for peer in senders + receivers { await peer.close() }
         return result
     }
@@ -128,7 +166,7 @@ struct MediaBench: AsyncParsableCommand {
             try await peer.connectWithoutHandshake(to: relayAddress, keys: publisherKeys)
             senders.append(peer); ssrcs.append(peer.tracks[0].ssrc)
         }
-        for _ in 0..<(subscribers * publishers) {
+        for _ in 0..<(subscribersPerPublisher * publishers) {
             let keys = randomKeys()
             let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: try DTLSContext(certificate: DTLSCertificate()), eventLoop: group.next())
             peer.onRTP = { stats.record($0) }
@@ -139,7 +177,7 @@ struct MediaBench: AsyncParsableCommand {
         // Subscriber i × publisher j gets its own copy, as with the SFU's one consumer per subscription.
         for (index, sender) in senders.enumerated() {
             guard let from = sender.localAddress else { continue }
-            routes[from] = try (0..<subscribers).map { s in
+            routes[from] = try (0..<subscribersPerPublisher).map { s in
                 let receiver = receivers[s * publishers + index]
                 guard let keys = receiver.fixedKeys, let address = receiver.localAddress else { throw BenchError("floor: receiver not ready") }
                 return (try SRTPSession(SRTPKeyingMaterial(profile: keys.profile, local: keys.remote, remote: keys.local)), address)
@@ -165,10 +203,10 @@ struct MediaBench: AsyncParsableCommand {
         stats.measuring = false
         let cpuUsed = await cpu() - cpuBefore
         let (received, latencies) = stats.snapshot()
-        let expected = sent * subscribers
+        let expected = sent * subscribersPerPublisher
         return Result(forwardedPerSecond: Double(received) / Double(seconds), cpuPerMillion: cpuUsed / Double(max(received, 1)) * 1e6,
                       p50: percentile(latencies, 50), p99: percentile(latencies, 99),
-                      loss: expected > 0 ? max(0, Double(expected - received) / Double(expected)) : .nan)
+                      loss: expected > 0 ? max(0, Double(expected - received) / Double(expected)) : .nan, cpuSeconds: cpuUsed)
     }
 
     func post(_ url: URL, offer: String, token: String) async throws -> String {

@@ -106,9 +106,27 @@ final class Pacer: @unchecked Sendable {
 
 /// CPU seconds (user + system) a process has used so far, from /proc.
 func processCPUSeconds(pid: Int32) -> Double {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return .nan }
+    cpuSeconds(statFile: "/proc/\(pid)/stat") ?? .nan
+}
+
+/// utime + stime (proc(5) fields 14 and 15) of a process's or thread's stat file, in seconds.
+func cpuSeconds(statFile: String) -> Double? {
+    guard let stat = try? String(contentsOfFile: statFile, encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// CPU seconds of each thread of `pid` whose name (/proc/<pid>/task/<tid>/comm) starts with
+/// `namePrefix`, by name.
+func threadCPUSeconds(pid: Int32, namePrefix: String) -> [String: Double] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var seconds: [String: Double] = [:]
+    for task in tasks {
+        guard let name = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines), name.hasPrefix(namePrefix),
+              let cpu = cpuSeconds(statFile: "/proc/\(pid)/task/\(task)/stat") else { continue }
+        seconds[name] = cpu
+    }
+    return seconds
 }

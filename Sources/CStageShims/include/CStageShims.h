@@ -36,5 +36,7 @@ void stage_mmsg_batch_set(stage_mmsg_batch *batch, unsigned index, void *bytes, 
 int stage_mmsg_batch_send(stage_mmsg_batch *batch, int fd, unsigned first, unsigned count);
 /// gettid(2): the calling thread's kernel id, for reading its CPU time in /proc/self/task.
 int stage_thread_id(void);
+/// pthread_setname_np(3) for the calling thread: at most 15 bytes are kept (/proc/…/comm).
+void stage_set_thread_name(const char *name);
 
 #endif

@@ -19,6 +19,9 @@ final class MediaWorker: Sendable {
 
     var eventLoop: any EventLoop { engine.eventLoop }
 
+    /// Worker n's thread is named this and n (`top -H`, /proc/<pid>/task/<tid>/comm).
+    static let threadNamePrefix = "media-w"
+
     /// What the worker did so far, read on its loop for `/metrics`.
     struct Activity: Sendable {
         var packetsReceived = 0
