@@ -26,6 +26,11 @@ public final class Producer {
     /// A layer silent this long no longer counts as flowing.
     public static let layerTimeout: Duration = .milliseconds(1500)
     var consumers: [Consumer] = []
+    /// Pipes to other routers, each given every packet (`ProducerTap`).
+    private(set) var taps: [any ProducerTap] = []
+    /// The layers used behind each tap (a pipe's far router's subscribers), by tap: dynacast
+    /// keeps them sent as it does its own consumers' (`layersInUse`).
+    private var tapDemand: [ObjectIdentifier: [Bool]] = [:]
     /// Recent packets for answering NACKs, one cache per simulcast layer (or one for a plain
     /// track); none for audio, which is not retransmitted.
     let caches: [PacketCache]
@@ -122,6 +127,7 @@ public final class Producer {
             return
         }
         updateFlowing(now: now)
+        for tap in taps { tap.producer(self, forwards: UnsafeRawBufferPointer(packet), fields: fields, layer: layer) }
         // Whether the packet starts a VP8 keyframe: parsed at most once, when a consumer asks.
         var startsKeyframe: Bool?
         for consumer in consumers {
@@ -199,6 +205,9 @@ public final class Producer {
     /// dynacast must keep the publisher sending.
     public func layersInUse() -> [Bool] {
         var used = Array(repeating: false, count: layers.count)
+        for demand in tapDemand.values {
+            for (index, wanted) in demand.enumerated() where wanted && used.indices.contains(index) { used[index] = true }
+        }
         let everyLayer = Array(repeating: true, count: layers.count)
         for consumer in consumers {
             guard let selector = consumer.selector else { continue }
@@ -286,7 +295,7 @@ public final class Producer {
 
     /// Calls `body` with a recent packet of this track, if a cache still holds it.
     /// - Returns: whether one did.
-    func withCachedPacket(ssrc: UInt32, sequence: UInt16, now: PacketTime, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+    public func withCachedPacket(ssrc: UInt32, sequence: UInt16, now: PacketTime, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         caches.contains { $0.withPacket(ssrc: ssrc, sequence: sequence, now: now, body) }
     }
 
@@ -295,6 +304,7 @@ public final class Producer {
     /// so subscribers can keep audio and video in sync.
     public func senderReport(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32) {
         for consumer in consumers { consumer.translateSenderReport(source: ssrc, ntpTime: ntpTime, rtpTime: rtpTime) }
+        for tap in taps { tap.producer(self, senderReport: ssrc, ntpTime: ntpTime, rtpTime: rtpTime) }
     }
 
     /// Marks which layers delivered a packet recently (in place: no allocation per packet).
@@ -305,7 +315,7 @@ public final class Producer {
     }
 
     /// Asks the publisher for a keyframe on one layer, rate limited per producer.
-    func keyframeNeeded(layer: Int, reason: KeyframeRequestReason, now: PacketTime = .now) {
+    public func keyframeNeeded(layer: Int, reason: KeyframeRequestReason, now: PacketTime = .now) {
         guard layerSSRCs.indices.contains(layer), let ssrc = layerSSRCs[layer], mayRequestKeyframe(now: now) else { return }
         observer?.keyframeRequested(reason)
         requestKeyframe(ssrc)
@@ -340,6 +350,25 @@ public final class Producer {
         consumers.removeAll { $0 === consumer }
     }
 
+    /// Gives `tap` every packet from now on, and asks for a keyframe, as a new consumer does.
+    public func attach(tap: any ProducerTap) {
+        guard !taps.contains(where: { $0 === tap }) else { return }
+        taps.append(tap)
+        keyframeNeeded(reason: .newConsumer)
+    }
+
+    /// Stops giving `tap` packets; what it said was used behind it no longer counts.
+    public func detach(tap: any ProducerTap) {
+        taps.removeAll { $0 === tap }
+        tapDemand[ObjectIdentifier(tap)] = nil
+    }
+
+    /// The layers used behind `tap` (indexed like `layers`), for dynacast (`layersInUse`).
+    public func setDemand(_ layers: [Bool], behind tap: any ProducerTap) {
+        guard taps.contains(where: { $0 === tap }) else { return }
+        tapDemand[ObjectIdentifier(tap)] = layers
+    }
+
     /// The publisher reconnected: its new producer for the same track takes every consumer, so
     /// subscribers keep their connection and see one continuous stream (the munger treats the
     /// new SSRCs as a source switch).
@@ -348,11 +377,23 @@ public final class Producer {
         let moving = consumers
         consumers.removeAll()
         for consumer in moving { consumer.rebind(to: successor) }
+        let movingTaps = taps
+        taps.removeAll()
+        for tap in movingTaps {
+            successor.attach(tap: tap)
+            if let demand = tapDemand[ObjectIdentifier(tap)] { successor.setDemand(demand, behind: tap) }
+            tap.producer(self, handedOverTo: successor)
+        }
+        tapDemand.removeAll()
     }
 
     /// The publisher is gone: every consumer stops.
     public func close() {
         for consumer in consumers { consumer.producerClosed() }
         consumers.removeAll()
+        let closing = taps
+        taps.removeAll()
+        tapDemand.removeAll()
+        for tap in closing { tap.producerClosed(self) }
     }
 }

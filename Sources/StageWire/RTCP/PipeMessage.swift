@@ -1,0 +1,78 @@
+/// What two routers' pipe ends tell each other besides RTP and standard RTCP feedback, as RTCP
+/// APP packets (RFC 3550 §6.7) named `PRSC`, the subtype saying which:
+///
+/// ```
+/// |V=2|P| subtype |   PT=APP=204  |          length=5             |
+/// |                    SSRC of the sending end                     |
+/// |                          name: "PRSC"                          |
+/// |                 piped producer (its index on the pipe)         |
+/// |  subtype 1: layer SSRC   — layer (16 bits) | reserved (16)     |
+/// |                 SSRC the layer arrives on now                  |
+/// |  subtype 2: demand       — layers wanted (bit n: layer n)      |
+/// |                 reserved (0)                                   |
+/// ```
+///
+/// The origin end announces each layer's SSRC (subtype 1) before that SSRC's first packet and
+/// again every second; the far end tells which layers its subscribers use (subtype 2), for the
+/// origin's dynacast. Any other APP packet is not a pipe message.
+public enum PipeMessage: Hashable, Sendable {
+    /// Packets of the piped producer's `layer` (0 for a track without simulcast) arrive on `ssrc`.
+    case layerSSRC(producer: UInt32, layer: UInt16, ssrc: UInt32)
+    /// The far end's subscribers use these layers of the piped producer (bit n: layer n).
+    case demand(producer: UInt32, layers: UInt32)
+
+    /// The APP name, "PRSC".
+    public static let name: [UInt8] = Array("PRSC".utf8)
+    static let bodySize = 20
+
+    /// The APP packet carrying it, from the end whose SSRC is `sender`.
+    public func packet(sender: UInt32) -> RTCPRawPacket {
+        var body: [UInt8] = []
+        body.reserveCapacity(Self.bodySize)
+        body.appendBigEndian(sender)
+        body.append(contentsOf: Self.name)
+        switch self {
+        case let .layerSSRC(producer, layer, ssrc):
+            body.appendBigEndian(producer)
+            body.appendBigEndian(layer)
+            body.appendBigEndian(UInt16(0))
+            body.appendBigEndian(ssrc)
+        case let .demand(producer, layers):
+            body.appendBigEndian(producer)
+            body.appendBigEndian(layers)
+            body.appendBigEndian(UInt32(0))
+        }
+        return RTCPRawPacket(packetType: .applicationDefined, count: subtype, body: body)
+    }
+
+    /// Appends its APP packet.
+    public func serialize(sender: UInt32, into out: inout [UInt8]) {
+        // A fixed 20-byte body and a subtype under 32: nothing can fail.
+        try? packet(sender: sender).serialize(into: &out)
+    }
+
+    var subtype: UInt8 {
+        switch self {
+        case .layerSSRC: 1
+        case .demand: 2
+        }
+    }
+
+    /// The pipe message an RTCP packet carries; nil for any packet that is not one: another
+    /// type or name, an unknown subtype, or a body of another size.
+    public init?(_ packet: RTCPRawPacket) {
+        guard packet.packetType == .applicationDefined, packet.body.count == Self.bodySize else { return nil }
+        let message: PipeMessage? = packet.body.withUnsafeBytes { bytes in
+            var reader = RTPByteReader(bytes)
+            guard reader.readUInt32() != nil, reader.readBytes(4) == Self.name, let producer = reader.readUInt32(),
+                  let first = reader.readUInt32(), let second = reader.readUInt32() else { return nil }
+            switch packet.count {
+            case 1: return .layerSSRC(producer: producer, layer: UInt16(first >> 16), ssrc: second)
+            case 2: return .demand(producer: producer, layers: first)
+            default: return nil
+            }
+        }
+        guard let message else { return nil }
+        self = message
+    }
+}

@@ -1,0 +1,40 @@
+import StageWire
+import Testing
+
+/// `PipeMessage`: the pipe's APP packets (RFC 3550 §6.7, name PRSC) round-trip through a
+/// compound packet, and anything that is not one exactly is not taken for one.
+struct PipeMessageTests {
+    static let messages: [PipeMessage] = [
+        .layerSSRC(producer: 0, layer: 0, ssrc: 0xDEAD_BEEF),
+        .layerSSRC(producer: 7, layer: 2, ssrc: 1),
+        .demand(producer: 3, layers: 0b101),
+        .demand(producer: .max, layers: 0),
+    ]
+
+    @Test(arguments: messages)
+    func roundTrips(_ message: PipeMessage) throws {
+        var bytes: [UInt8] = []
+        message.serialize(sender: 42, into: &bytes)
+        #expect(bytes.count == 4 + 20)
+        let packet = try RTCPPacket(parsing: bytes)
+        guard case .raw(let raw) = packet else { Issue.record("not kept raw: \(packet)"); return }
+        #expect(PipeMessage(raw) == message)
+    }
+
+    /// (what is wrong, the packet): none is a pipe message.
+    static let notMessages: [(String, RTCPRawPacket)] = {
+        let valid = PipeMessage.demand(producer: 1, layers: 1).packet(sender: 9)
+        var otherName = valid; otherName.body[4] = UInt8(ascii: "X")
+        var otherSubtype = valid; otherSubtype.count = 3
+        var short = valid; short.body.removeLast(4)
+        var long = valid; long.body += [0, 0, 0, 0]
+        var otherType = valid; otherType.packetType = .receiverReport
+        return [("another name", otherName), ("an unknown subtype", otherSubtype), ("a body 4 bytes short", short),
+                ("a body 4 bytes long", long), ("not APP", otherType), ("an empty body", RTCPRawPacket(packetType: .applicationDefined, count: 1, body: []))]
+    }()
+
+    @Test(arguments: notMessages.indices)
+    func refusesWhatIsNotOne(_ index: Int) {
+        #expect(PipeMessage(Self.notMessages[index].1) == nil, "\(Self.notMessages[index].0)")
+    }
+}
