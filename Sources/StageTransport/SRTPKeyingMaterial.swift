@@ -1,5 +1,6 @@
-/// SRTP master keys and salts exported from a DTLS association (RFC 5764 §4.2):
-/// `client_key | server_key | client_salt | server_salt` from the "EXTRACTOR-dtls_srtp" exporter.
+/// SRTP master keys and salts of one association: exported from DTLS (RFC 5764 §4.2:
+/// `client_key | server_key | client_salt | server_salt` from the "EXTRACTOR-dtls_srtp"
+/// exporter), or made for a pipe between routers (`pipePair(profile:)`).
 public struct SRTPKeyingMaterial: Equatable, Sendable {
     public enum Profile: UInt, Sendable {
         /// SRTP_AES128_CM_HMAC_SHA1_80 (RFC 5764 §4.1.2): 16-byte key, 14-byte salt.
