@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the parsers and runs each for RUNS executions (default 1000000).
-#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls sigv4 json (default all)
+#   scripts/fuzz.sh [RUNS] [TARGET...]   targets: signaling rtp stun turn framing iceurl sdp depacketizer mediafiles hls sigv4 json pipe (default all)
 # Crashes are written to .build-fuzz/crash-*; the corpora grow in .build-fuzz/corpus-*; seeds kept in Fuzz/Seeds/<target>/
 # are copied in first. FUZZ_SECONDS=N stops each target after N seconds too (libFuzzer -max_total_time).
 set -euo pipefail
@@ -106,6 +106,24 @@ for target in "${targets[@]}"; do
         Sources/StageServer/ControlPlane/{RequestJSON,JSONBodyShape,RequestFields,RequestFields+Shapes,FieldRules,APIError}.swift \
         Sources/StageServer/Support/Identifiers.swift Fuzz/JSONFuzz.swift -o .build-fuzz/json-fuzz
       max_len=16384 ;;
+    pipe)
+      # Seeds: an RTP packet and an RTCP receiver report as plaintexts to protect (check 1), and one to change (check 2).
+      printf '\x01\x80\x60\x00\x01\x00\x00\x0b\xb8\x50\x49\x50\x45payload' > "$corpus/seed-rtp"
+      printf '\x01\x81\xc9\x00\x07\x50\x49\x50\x45abcdefghijklmnopqrstuvwx' > "$corpus/seed-rtcp"
+      printf '\x02\x14\x01\x80\x60\x00\x02\x00\x00\x0b\xb8\x50\x49\x50\x45payload' > "$corpus/seed-changed"
+      # StageWire as its own module; StageTransport's libsrtp wrapper, drop reasons and the pipe's receive path
+      # (no NIO) with Fuzz/Support/MetricsShim.swift as `Metrics`; libsrtp2 is linked as Debian ships it.
+      dir=.build-fuzz/pipe; mkdir -p "$dir"
+      features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageWire "${features[@]}" \
+        -emit-module -emit-module-path "$dir/StageWire.swiftmodule" -emit-library -static -o "$dir/libStageWire.a" $wire_sources
+      swiftc -O -parse-as-library -swift-version 6 -module-name Metrics -emit-module -emit-module-path "$dir/Metrics.swiftmodule" \
+        -emit-library -static -o "$dir/libMetrics.a" Fuzz/Support/MetricsShim.swift
+      swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageTransport "${features[@]}" -use-ld=lld \
+        -I "$dir" -I Sources/CSRTP -L "$dir" -lStageWire -lMetrics \
+        Sources/StageTransport/{MediaDropReason,SRTPSession,SRTPKeyingMaterial,PipeDatagram}.swift Fuzz/PipeDatagramFuzz.swift \
+        -o .build-fuzz/pipe-fuzz
+      max_len=2100 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
   if [ -d "Fuzz/Seeds/$target" ]; then cp Fuzz/Seeds/"$target"/* "$corpus/"; fi

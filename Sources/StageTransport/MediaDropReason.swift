@@ -1,7 +1,8 @@
 import Metrics
 
-/// Why the media port dropped a datagram, the SFU a packet or a request, or the server closed an
-/// ICE-TCP connection (the `tcp_` reasons); each is counted in `proscenium_media_dropped_total{reason}`.
+/// Why the media port dropped a datagram, the SFU a packet or a request, the server closed an
+/// ICE-TCP connection (the `tcp_` reasons), or a pipe between routers refused a datagram (the
+/// `pipe_` reasons); each is counted in `proscenium_media_dropped_total{reason}`.
 public enum MediaDropReason: String, CaseIterable, Sendable {
     /// A datagram or ICE-TCP frame that is none of STUN, DTLS, RTP or RTCP (RFC 7983), or empty.
     case unknownKind = "unknown_kind"
@@ -118,6 +119,19 @@ public enum MediaDropReason: String, CaseIterable, Sendable {
     /// An answer to a NACK not sent: its subscriber's pacer was a burst in debt already (the
     /// link is being sent what its estimate allows). The subscriber asks again or asks for a keyframe.
     case repairOverBudget = "repair_over_budget"
+    /// Pipe (`PipeTransport`): a datagram whose source is not exactly the connected remote
+    /// address, or any datagram before `connect`. Refused before SRTP is looked at.
+    case pipeUnknownSource = "pipe_unknown_source"
+    /// Pipe: SRTP or SRTCP whose authentication tag does not verify with the receive key
+    /// (RFC 3711 §3.3, §3.4: other keys, a changed byte).
+    case pipeAuthentication = "pipe_srtp_auth_failed"
+    /// Pipe: SRTP or SRTCP already received, or too old for the replay window (RFC 3711 §3.3.2).
+    case pipeReplay = "pipe_srtp_replay"
+    /// Pipe: a datagram that is not RTP or RTCP (RFC 5761 §4), too short for its header, that
+    /// libsrtp cannot read, or whose decrypted RTP header does not parse (RFC 3550 §5.1); or a
+    /// packet handed to `sendRTP` or `sendRTCP` that is not of its kind, or longer than
+    /// `MediaEngine.maximumPacketLength` (not sent).
+    case pipeMalformed = "pipe_malformed"
 
     /// Counters built once: the drop path runs per packet.
     static let counters: [MediaDropReason: Counter] = Dictionary(uniqueKeysWithValues: allCases.map {

@@ -1,5 +1,4 @@
 internal import CSRTP
-import NIOCore
 import Synchronization
 
 /// SRTP and SRTCP (RFC 3711, RFC 7714) for one DTLS association, with libsrtp2: one inbound
@@ -94,39 +93,6 @@ public final class SRTPSession: @unchecked Sendable {
     public func protectRTCP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
         precondition(packet.count >= length + Self.maxRTCPTrailer, "protectRTCP needs maxRTCPTrailer spare bytes")
         return try Self.transform(outbound, packet, length) { srtp_protect_rtcp($0, $1, $2) }
-    }
-
-    /// Lets `protect` write a packet of at most `maximumLength` bytes (and its SRTP or SRTCP
-    /// trailer, when `rtcp`) into a new buffer from `allocator`.
-    /// - Parameter headroom: bytes reserved (as zeros) before the packet, for a framing the
-    ///   caller fills in afterwards (RFC 4571's length on ICE-TCP), so that what goes on the
-    ///   wire is allocated once.
-    /// - Parameter protect: writes and protects the packet in the buffer it is given; returns
-    ///   the protected length, 0 for nothing to send.
-    /// - Returns: a buffer whose readable bytes are the `headroom` bytes followed by the
-    ///   protected packet (the headroom is part of what is returned, at its reader index); nil
-    ///   when nothing was written.
-    func protect(maximumLength: Int, rtcp: Bool, allocator: ByteBufferAllocator, headroom: Int = 0,
-                 _ protect: (UnsafeMutableRawBufferPointer) -> Int) -> ByteBuffer? {
-        let capacity = maximumLength + (rtcp ? Self.maxRTCPTrailer : Self.maxTrailer)
-        var buffer = allocator.buffer(capacity: headroom + capacity)
-        if headroom > 0 { buffer.writeRepeatingByte(0, count: headroom) }
-        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { out in
-            protect(UnsafeMutableRawBufferPointer(rebasing: out[..<capacity]))
-        }
-        return written > 0 ? buffer : nil
-    }
-
-    /// Copies `packet` into a new buffer from `allocator`, lets `rewrite` change the copy's
-    /// header (the SFU's munger), and protects it as SRTP, or SRTCP when `rtcp`; see
-    /// `protect(maximumLength:rtcp:allocator:headroom:_:)`. Nil when protection failed.
-    func protect(_ packet: UnsafeRawBufferPointer, rtcp: Bool, allocator: ByteBufferAllocator, headroom: Int = 0,
-                 rewrite: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) -> ByteBuffer? {
-        protect(maximumLength: packet.count, rtcp: rtcp, allocator: allocator, headroom: headroom) { out in
-            out.copyMemory(from: packet)
-            rewrite(UnsafeMutableRawBufferPointer(rebasing: out[0..<packet.count]))
-            return (try? rtcp ? protectRTCP(out, length: packet.count) : protectRTP(out, length: packet.count)) ?? 0
-        }
     }
 
     /// One libsrtp call on `packet` in place: the new length, or why it failed.
