@@ -59,6 +59,11 @@ public struct ServerConfiguration: Sendable {
     /// margin for the media sockets and files); more wait in the listen backlog.
     public var maxHTTPConnections = 10_000
 
+    /// Consumers one media worker holds before a stage's new subscribers are placed on a router
+    /// on another worker, piped from the stage's first (`--worker-max-consumers`).
+    public var workerMaxConsumers = ServerConfiguration.defaultWorkerMaxConsumers
+    public static let defaultWorkerMaxConsumers = 1_000
+
     /// The most media workers a server runs (each is a thread and two ports).
     public static let maximumMediaWorkers = 256
 

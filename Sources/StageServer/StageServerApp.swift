@@ -53,7 +53,7 @@ public enum StageServerApp {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let workers = try await startMedia(configuration, advertised: advertised, log: log)
         let media = MediaService(workers: workers, hub: hub, options: .init(
-            downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast,
+            workerMaxConsumers: configuration.workerMaxConsumers, downlinkAdaptation: configuration.downlinkAdaptation, dynacast: configuration.dynacast,
             lossRepair: configuration.lossRepair, pacing: configuration.pacing))
         let mediaSummary = "\(workers.count) worker\(workers.count == 1 ? "" : "s"), udp \(ports(workers.map(\.engine.localPort))), "
             + "tcp \(workers[0].engine.tcpPort == nil ? "off" : ports(workers.compactMap(\.engine.tcpPort))), "
@@ -67,6 +67,7 @@ public enum StageServerApp {
         router.get("/metrics") { _, _ in
             AllocationGauges.record(await media.allocationSnapshot())
             await WorkerGauges.record(media)
+            PipeGauges.record(await media.pipeActivity())
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }

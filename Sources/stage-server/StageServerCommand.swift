@@ -28,6 +28,10 @@ struct StageServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Media workers: threads, each with its own UDP and ICE-TCP port, serving the stages placed on it "
                                + "(a stage on one worker, placed by load). (default: the number of cores)", valueName: "n"))
     var mediaWorkers: Int?
+    @Option(help: ArgumentHelp("Consumers (a subscriber's audio or video track) one media worker holds before a stage's new "
+                               + "subscribers go to a router on another worker, to which the publishers they watch are piped "
+                               + "from the stage's first. (default: \(ServerConfiguration.defaultWorkerMaxConsumers))", valueName: "n"))
+    var workerMaxConsumers: Int?
     @Option(help: "Directory for the SQLite store, keys and credentials.")
     var dataDir = "./stage-data"
     @Option(help: "Base URL clients use to reach this server (default http://127.0.0.1:<http-port>).")
@@ -98,6 +102,7 @@ struct StageServerCommand: AsyncParsableCommand {
         if let mediaWorkers, !(1...ServerConfiguration.maximumMediaWorkers).contains(mediaWorkers) {
             throw ValidationError("--media-workers must be 1–\(ServerConfiguration.maximumMediaWorkers)")
         }
+        if let workerMaxConsumers, workerMaxConsumers < 1 { throw ValidationError("--worker-max-consumers must be at least 1") }
         let workers = mediaWorkers ?? System.coreCount
         guard (1...65535).contains(mediaPort), mediaPort + workers - 1 <= 65535 else {
             throw ValidationError("--media-port must be 1–65535, and --media-port + --media-workers − 1 at most 65535")
@@ -161,6 +166,7 @@ struct StageServerCommand: AsyncParsableCommand {
             accessKeyId: environment["STAGE_ACCESS_KEY_ID"], secretAccessKey: environment["STAGE_SECRET_ACCESS_KEY"])
         configuration.compositionIdleTimeoutSeconds = compositionIdleTimeout
         if let mediaWorkers { configuration.mediaWorkers = mediaWorkers }
+        if let workerMaxConsumers { configuration.workerMaxConsumers = workerMaxConsumers }
         configuration.maxPublishersPerStage = maxPublishersPerStage
         configuration.sessionLingerSeconds = sessionLinger
         configuration.downlinkAdaptation = downlinkAdaptation

@@ -2,10 +2,12 @@
 the participant's media — WHIP publish and WHEP subscribe sessions close (DTLS close_notify) and
 frames stop within a second — and nobody can subscribe to a kicked publisher afterwards.
 
-Each test runs on a server with one media worker and on one with two (`--media-workers`). With
-two, a `stage join` host publishes on a ballast stage for the whole module, so every test's stage
-is placed on the second worker (the least loaded) and its media there is what must stop; each
-test checks in /metrics that its stage is on the worker it expects."""
+Each test runs on three servers: one media worker; two (`--media-workers 2`), where a `stage join`
+host publishes on a ballast stage for the whole module, so every test's stage is placed on the
+second worker (the least loaded) and its media there is what must stop; and two with
+`--worker-max-consumers 1`, where a first WHEP viewer fills the stage's worker, so the watching
+viewer is on a router of the stage on the other worker, piped from the first. Each test checks in
+/metrics that its stage's routers and consumers are where it expects."""
 import asyncio
 import re
 import time
@@ -20,10 +22,19 @@ from conftest import ACCESS_KEY, REGION, SECRET_KEY, StageServer, server_binary
 from test_media_aiortc import NumberedVideo, peer, post_offer
 
 
-@pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
+# (media workers, extra flags, a first viewer fills the stage's worker, routers and consumers per worker while watched)
+LAYOUTS = {
+    "1-worker": (1, [], False, [1], [1]),
+    "2-workers": (2, [], False, [1, 1], [0, 1]),
+    "2-workers-piped": (2, ["--worker-max-consumers", "1"], True, [1, 1], [1, 1]),
+}
+
+
+@pytest.fixture(scope="module", params=list(LAYOUTS))
 def server(request, tmp_path_factory):
-    srv = StageServer(server_binary(), tmp_path_factory.mktemp(f"workers-{request.param}"), ["--media-workers", str(request.param)])
-    srv.workers = request.param
+    workers, flags, filled, routers, consumers = LAYOUTS[request.param]
+    srv = StageServer(server_binary(), tmp_path_factory.mktemp(request.param), ["--media-workers", str(workers), *flags])
+    srv.workers, srv.filled, srv.expected = workers, filled, (routers, consumers)
     try:
         srv.start()
         yield srv
@@ -39,8 +50,8 @@ def client(server):
 
 @pytest.fixture(scope="module", autouse=True)
 def ballast(server, client, tmp_path_factory):
-    """With two workers, a publisher that keeps the first one busy all module long."""
-    if server.workers == 1:
+    """With two workers and no pipe, a publisher that keeps the first one busy all module long."""
+    if server.workers == 1 or server.filled:
         yield None
         return
     stage = client.create_stage(name="ballast")["stage"]
@@ -53,24 +64,36 @@ def ballast(server, client, tmp_path_factory):
         host.stop()
 
 
-def _routers(server):
-    """Routers (stages) per media worker, from /metrics."""
+def _per_worker(server, name="routers"):
+    """A per-worker gauge (`proscenium_media_worker_<name>`) from /metrics, by worker index."""
     text = requests.get(f"{server.url}/metrics", timeout=5).text
-    found = {int(m.group(1)): int(float(m.group(2))) for m in re.finditer(r'^proscenium_media_worker_routers\{worker="(\d+)"\} (\S+)$', text, re.M)}
+    found = {int(m.group(1)): int(float(m.group(2)))
+             for m in re.finditer(rf'^proscenium_media_worker_{name}\{{worker="(\d+)"\}} (\S+)$', text, re.M)}
     return [found.get(index, 0) for index in range(server.workers)]
 
 
+def _routers(server):
+    return _per_worker(server)
+
+
 def on_its_worker(server, action):
-    """`action`, once /metrics shows the test's stage on the last worker (the ballast's on the first)."""
+    """`action`, once /metrics shows the test's routers and consumers where the layout puts them."""
     def checked():
-        assert _routers(server) == ([1] if server.workers == 1 else [1, 1]), _routers(server)
+        assert (_routers(server), _per_worker(server, "consumers")) == server.expected, (_routers(server), _per_worker(server, "consumers"))
         action()
     return checked
 
 
-async def watch_over_whep(server_url, publisher_id, viewer_token, action, seconds_after=2.5):
+async def watch_over_whep(server_url, publisher_id, viewer_token, action, seconds_after=2.5, filler=False):
     """A WHEP viewer of `publisher_id`; after 2 s of frames runs `action()` (in a thread) and
-    returns the arrival times of the viewer's frames and the action's time."""
+    returns the arrival times of the viewer's frames and the action's time. With `filler`, a
+    first viewer (the same token) subscribes before it."""
+    first = None
+    if filler:
+        first = peer()
+        first.addTransceiver("video", direction="recvonly")
+        await post_offer(first, f"{server_url}/whep/{publisher_id}", viewer_token)
+        await asyncio.sleep(0.5)
     viewer = peer()
     viewer.addTransceiver("video", direction="recvonly")
     arrivals = []
@@ -91,19 +114,21 @@ async def watch_over_whep(server_url, publisher_id, viewer_token, action, second
     await asyncio.to_thread(action)
     await asyncio.sleep(seconds_after)
     await viewer.close()
+    if first:
+        await first.close()
     for task in tasks:
         task.cancel()
     return arrivals, acted
 
 
-async def watch(server_url, publisher_token, publisher_id, viewer_token, action):
+async def watch(server_url, publisher_token, publisher_id, viewer_token, action, filler=False):
     """WHIP publisher → WHEP viewer (`watch_over_whep`); also returns the publisher's connection states."""
     publisher = peer()
     publisher.addTrack(NumberedVideo())
     states = []
     publisher.on("connectionstatechange", lambda: states.append((time.monotonic(), publisher.connectionState)))
     await post_offer(publisher, f"{server_url}/whip", publisher_token)
-    arrivals, acted = await watch_over_whep(server_url, publisher_id, viewer_token, action)
+    arrivals, acted = await watch_over_whep(server_url, publisher_id, viewer_token, action, filler=filler)
     await publisher.close()
     return arrivals, acted, states
 
@@ -124,7 +149,7 @@ def test_disconnecting_a_whip_publisher_ends_its_media(server, client, make_stag
         client.disconnect_participant(stageArn=stage["arn"], participantId=publisher["participantId"], reason="bye")
 
     arrivals, acted, states = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"],
-                                                on_its_worker(server, kick)))
+                                                on_its_worker(server, kick), filler=server.filled))
     frames_before, last_after = stopped_within(arrivals, acted)
     print(f"{frames_before} frames before the kick; the last one {last_after:.3f} s after it; publisher states {[s for _, s in states]}")
     assert frames_before > 30
@@ -147,7 +172,7 @@ def test_deleting_the_stage_ends_its_media(server, client, make_stage):
         client.delete_stage(arn=stage["arn"])
 
     arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"],
-                                           on_its_worker(server, delete)))
+                                           on_its_worker(server, delete), filler=server.filled))
     frames_before, last_after = stopped_within(arrivals, acted)
     print(f"{frames_before} frames before DeleteStage; the last one {last_after:.3f} s after it")
     assert frames_before > 30 and last_after <= 1.0
@@ -163,7 +188,7 @@ def test_disconnecting_a_whep_viewer_ends_its_session(server, client, make_stage
         client.disconnect_participant(stageArn=stage["arn"], participantId=viewer["participantId"])
 
     arrivals, acted, _ = asyncio.run(watch(server.url, publisher["token"], publisher["participantId"], viewer["token"],
-                                           on_its_worker(server, kick)))
+                                           on_its_worker(server, kick), filler=server.filled))
     frames_before, last_after = stopped_within(arrivals, acted)
     print(f"{frames_before} frames before the viewer was kicked; the last one {last_after:.3f} s after it")
     assert frames_before > 30 and last_after <= 1.0
@@ -184,7 +209,7 @@ def test_disconnecting_an_sdk_publisher_ends_its_media(server, client, make_stag
     try:
         wait_published(client, stage["arn"], 1)
         kick = lambda: client.disconnect_participant(stageArn=stage["arn"], participantId=publisher["participantId"])
-        arrivals, acted = asyncio.run(watch_over_whep(server.url, publisher["participantId"], viewer["token"], on_its_worker(server, kick)))
+        arrivals, acted = asyncio.run(watch_over_whep(server.url, publisher["participantId"], viewer["token"], on_its_worker(server, kick), filler=server.filled))
     finally:
         stop_process(host)
     frames_before, last_after = stopped_within(arrivals, acted)

@@ -28,9 +28,17 @@ final class MediaRouter: @unchecked Sendable {
     var onEmpty: ((MediaRouter) -> Void)?
     /// Taken out of the registry (it was empty): whoever still holds it must look again.
     var isRetired = false
+    /// On a router that serves subscribers beyond what the stage's origin worker holds: its pipe
+    /// from the origin router, and the copies of the publishers' producers it brings.
+    var pipeFromOrigin: PipeFarEnd?
+    /// On the origin router: its pipes to the stage's other routers, by far router.
+    private(set) var pipesOut: [ObjectIdentifier: PipeOriginEnd] = [:]
 
     /// The switches every router of a server shares (`ServerConfiguration`).
     struct Options: Sendable {
+        /// Consumers a media worker holds before a stage's new subscribers go to a router on
+        /// another worker, piped from the first.
+        var workerMaxConsumers = ServerConfiguration.defaultWorkerMaxConsumers
         /// Subscribers' layers follow their downlink estimates.
         var downlinkAdaptation = true
         /// Publishers are told which simulcast layers subscribers use.
@@ -124,7 +132,10 @@ final class MediaRouter: @unchecked Sendable {
     /// - Parameter ownerId: the participant whose token asked (WHEP); the signaling subscriber otherwise.
     func subscribe(to publisherId: String, offer: RemoteOffer, layer: String?, subscriberId: String?, ownerId: String?) throws
         -> MediaService.Answer {
-        guard let publisher = publishers[publisherId] else { throw MediaService.SubscribeFailure.publisherNotFound }
+        let publisher = publishers[publisherId]
+        let copies = pipeFromOrigin?.producers(of: publisherId) ?? []
+        guard publisher != nil || !copies.isEmpty else { throw MediaService.SubscribeFailure.publisherNotFound }
+        let producer = { (kind: MediaKind) in publisher?.producer(kind: kind) ?? copies.first { $0.kind == kind } }
         let resourceId = UUID().uuidString.lowercased()
         let peer = try MediaPeer(id: resourceId, engine: engine, dtlsRole: offer.localDTLSRole, remoteFingerprint: offer.fingerprint)
         // One transport-wide numbering for everything it is sent, if it reports arrivals.
@@ -135,7 +146,7 @@ final class MediaRouter: @unchecked Sendable {
                                               paced: options.pacing, sendHistory: sendHistory)
         var outgoing: [String: AnswerBuilder.OutgoingTrack] = [:]
         for section in offer.sections where section.direction == .recvonly || section.direction == .sendrecv {
-            guard let producer = publisher.producer(kind: section.kind) else { continue }
+            guard let producer = producer(section.kind) else { continue }
             let ssrc = UInt32.random(in: 0x1000...UInt32.max)
             let forwarded = MediaMetrics.shared.forwarded(producer.kind)
             let writer = ForwardedPacketWriter(absSendTimeID: section.extensions[RTPExtensionURI.absSendTime].map { UInt8($0) },
@@ -249,11 +260,44 @@ final class MediaRouter: @unchecked Sendable {
         }
     }
 
-    /// Signaling `mute` from a media publisher: stop or resume forwarding that stream.
+    /// Signaling `mute` from a media publisher: stop or resume forwarding that stream (here, or
+    /// its copies piped here).
     func setMuted(participantId: String, streamId: String, muted: Bool) {
         // A connection still being replaced forwards until its successor connects: it too.
         publishers[participantId]?.replacing?.setMuted(streamId: streamId, muted: muted)
         publishers[participantId]?.setMuted(streamId: streamId, muted: muted)
+        pipeFromOrigin?.setMuted(publisherId: participantId, streamId: streamId, muted: muted)
+    }
+
+    // MARK: Pipes (on the origin router)
+
+    /// What its pipes did, for `/metrics` (`PipeGauges`).
+    func addPipeActivity(to activity: inout PipeGauges.Activity) {
+        for end in pipesOut.values {
+            activity.pipes += 1
+            activity.packetsSent += end.transport.packetsSent
+            activity.nacked += end.nacked
+            activity.resent += end.resent
+            activity.keyframeRequests += end.keyframeRequests
+        }
+        if let pipeFromOrigin { activity.packetsReceived += pipeFromOrigin.transport.packetsReceived }
+    }
+
+    /// Opens a pipe to `far` on this router's side (`PipeOriginEnd`); one per far router.
+    func addPipe(_ end: PipeOriginEnd, to far: MediaRouter) {
+        pipesOut[ObjectIdentifier(far)] = end
+    }
+
+    /// The pipe to `far`, if any.
+    func pipe(to far: MediaRouter) -> PipeOriginEnd? { pipesOut[ObjectIdentifier(far)] }
+
+    /// Closes the pipe to `far` (it retired).
+    func removePipe(to far: MediaRouter) -> PipeOriginEnd? { pipesOut.removeValue(forKey: ObjectIdentifier(far)) }
+
+    /// The producers of `publisherId` not yet in the pipe `end`, described for its far end.
+    func unpiped(publisherId: String, in end: PipeOriginEnd) -> [PipeOriginEnd.Description] {
+        guard let publisher = publishers[publisherId] else { return [] }
+        return publisher.producers.values.filter { !end.pipes($0) }.map { end.describe($0, streamId: publisher.streamId(of: $0)) }
     }
 
     /// Tells `onEmpty` when it holds no connection (after its last closed, or an offer refused).

@@ -84,6 +84,12 @@ final class PublisherConnection: MediaPeerDelegate {
 
     func producer(kind: MediaKind) -> Producer? { producers.values.first { $0.kind == kind } }
 
+    /// The signaling stream id of one of its producers (its section's track id, or its mid).
+    func streamId(of producer: Producer) -> String {
+        guard let mid = producers.first(where: { $0.value === producer })?.key else { return producer.id }
+        return offer.sections.first { $0.mid == mid }.flatMap(\.trackID) ?? mid
+    }
+
     /// The sending sections that have a producer, in offer order, for `PublisherHandOver`.
     var tracks: [PublisherHandOver.Track] {
         offer.sections.filter { producers[$0.mid] != nil }.map { .init(mid: $0.mid, kind: $0.kind, trackID: $0.trackID) }
