@@ -29,6 +29,9 @@ struct MediaBench: AsyncParsableCommand {
     var workers: [Int] = []
     @Option(help: "Stages the publishers are spread over, in turn; a subscriber receives every publisher of its stage.")
     var stages = 1
+    @Option(help: ArgumentHelp("stage-server's --worker-max-consumers: with more consumers on a stage, its later subscribers "
+                               + "are served by another worker through a pipe, and each worker's share is printed.", valueName: "n"))
+    var workerMaxConsumers: Int?
     @Flag(inversion: .prefixedNo, help: "Also run the load through Janus 1.1.2's VideoRoom (needs /usr/bin/janus).")
     var janus = true
     @Flag(help: .hidden) var janusOnly = false
@@ -62,6 +65,14 @@ struct MediaBench: AsyncParsableCommand {
             """
         for run in runs {
             report += row(run.name, run.result) + "\n"
+            if run.result.byPort.count > 1 {
+                let total = Double(run.result.byPort.values.reduce(0) { $0 + $1.received })
+                report += "    by the worker port subscribers were answered with: " + run.result.byPort.keys.sorted().map { port in
+                    let group = run.result.byPort[port]!
+                    return "\(port): \(String(format: "%.0f", Double(group.received) / total * 100)) % of the packets, "
+                        + "p50 \(String(format: "%.0f", group.p50)) µs, p99 \(String(format: "%.0f", group.p99)) µs"
+                }.joined(separator: "; ") + "\n"
+            }
             if !run.result.workerShares.isEmpty {
                 report += "    media worker threads' share of the server's CPU: "
                     + run.result.workerShares.map { "\($0.name) \(String(format: "%.0f", $0.share * 100)) %" }.joined(separator: ", ") + "\n"
@@ -94,6 +105,9 @@ struct MediaBench: AsyncParsableCommand {
         var loss: Double
         /// The forwarder's CPU seconds over the run.
         var cpuSeconds: Double
+        /// Packets received and latency p50/p99 (µs) by the media port the subscribers were
+        /// answered with, that is by worker (stage-server only).
+        var byPort: [Int: (received: Int, p50: Double, p99: Double)] = [:]
         /// Each media worker thread's share of the server's CPU over the run (stage-server only).
         var workerShares: [(name: String, share: Double)] = []
     }
@@ -107,7 +121,8 @@ struct MediaBench: AsyncParsableCommand {
     /// The load through stage-server with `workers` media workers (nil: its default).
     func measureSFU(context: DTLSContext, group: MultiThreadedEventLoopGroup, workers: Int?) async throws -> Result {
         let server = try LocalStageServer(binary: LocalStageServer.defaultBinary,
-                                          extraArguments: workers.map { ["--media-workers", "\($0)"] } ?? [])
+                                          extraArguments: (workers.map { ["--media-workers", "\($0)"] } ?? [])
+                                              + (workerMaxConsumers.map { ["--worker-max-consumers", "\($0)"] } ?? []))
         try await server.start()
         defer { server.stop() }
         guard let pid = server.processIdentifier else { throw BenchError("stage-server is not running") }
@@ -131,9 +146,11 @@ struct MediaBench: AsyncParsableCommand {
             let token = try await api.createParticipantToken(stageArn: stageArns[stage], capabilities: ["SUBSCRIBE"])
             for (publisherStage, publisherId) in publisherIds where publisherStage == stage {
                 let peer = ClientPeerConnection(tracks: [.init(mid: "0", kind: .video, direction: .recvonly)], context: context, eventLoop: group.next())
-                peer.onRTP = { stats.record($0) }
+                let port = PortBox()
+                peer.onRTP = { stats.record($0, group: port.value) }
                 try await peer.open(host: "127.0.0.1")
                 let answer = try await post(server.baseURL.appendingPathComponent("whep/\(publisherId)"), offer: peer.offer(), token: token.token ?? "")
+                port.value = Self.mediaPort(inAnswer: answer)
                 try await peer.connect(answer: answer)
                 receivers.append(peer)
             }
@@ -141,6 +158,9 @@ struct MediaBench: AsyncParsableCommand {
         let threadsBefore = threadCPUSeconds(pid: pid, namePrefix: "media-w")
         var result = try await run(senders: senders, ssrcs: ssrcs, stats: stats) {
             processCPUSeconds(pid: pid)
+        }
+        result.byPort = stats.groupSnapshots().mapValues { group in
+            (group.received, percentile(group.latenciesMicroseconds, 50), percentile(group.latenciesMicroseconds, 99))
         }
         let threadsAfter = threadCPUSeconds(pid: pid, namePrefix: "media-w")
         if result.cpuSeconds > 0 {
@@ -209,6 +229,15 @@ struct MediaBench: AsyncParsableCommand {
                       loss: expected > 0 ? max(0, Double(expected - received) / Double(expected)) : .nan, cpuSeconds: cpuUsed)
     }
 
+    /// The UDP port of the first host candidate in an SDP answer: the worker serving it.
+    static func mediaPort(inAnswer answer: String) -> Int {
+        for line in answer.split(whereSeparator: \.isNewline) where line.hasPrefix("a=candidate:") {
+            let fields = line.split(separator: " ")
+            if fields.count > 5, fields[2].lowercased() == "udp", let port = Int(fields[5]) { return port }
+        }
+        return 0
+    }
+
     func post(_ url: URL, offer: String, token: String) async throws -> String {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
@@ -221,4 +250,9 @@ struct MediaBench: AsyncParsableCommand {
         }
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// The group a receiver's packets are counted in, set once its answer names its port.
+final class PortBox: @unchecked Sendable {
+    var value = 0
 }

@@ -44,13 +44,19 @@ final class ReceiveStats: @unchecked Sendable {
     private let lock = NSLock()
     private var latencies: [UInt64] = []
     private(set) var received = 0
+    /// The same, per group of receivers (the server's media port each was answered with).
+    private var groups: [Int: (received: Int, latencies: [UInt64])] = [:]
     var measuring = false
 
-    func record(_ packet: UnsafeMutableRawBufferPointer) {
+    func record(_ packet: UnsafeMutableRawBufferPointer, group: Int = 0) {
         guard measuring, let sample = SyntheticPacket.read(packet) else { return }
         lock.lock()
         received += 1
-        if received % 4 == 0 { latencies.append(sample.latency) }
+        groups[group, default: (0, [])].received += 1
+        if received % 4 == 0 {
+            latencies.append(sample.latency)
+            groups[group, default: (0, [])].latencies.append(sample.latency)
+        }
         lock.unlock()
     }
 
@@ -59,12 +65,18 @@ final class ReceiveStats: @unchecked Sendable {
         defer { lock.unlock() }
         return (received, latencies.map { Double($0) / 1000 })
     }
+
+    /// Per group: what arrived and its latencies (µs).
+    func groupSnapshots() -> [Int: (received: Int, latenciesMicroseconds: [Double])] {
+        lock.lock()
+        defer { lock.unlock() }
+        return groups.mapValues { ($0.received, $0.latencies.map { Double($0) / 1000 }) }
+    }
 }
 
 /// Paces `rate` packets per second from each publisher, on its event loop, for `duration`.
 func sendLoad(from publishers: [ClientPeerConnection], ssrcs: [UInt32], rate: Int, duration: Duration) async throws -> Int {
     let tick: TimeAmount = .milliseconds(10)
-    let perTick = max(1, rate / 100)
     let ticks = Int(duration.components.seconds) * 100
     var sent = 0
     try await withThrowingTaskGroup(of: Int.self) { group in
@@ -75,7 +87,8 @@ func sendLoad(from publishers: [ClientPeerConnection], ssrcs: [UInt32], rate: In
                 publisher.eventLoop.execute {
                     let pacer = Pacer()
                     publisher.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: tick) { task in
-                        for _ in 0..<perTick {
+                        // Due by the end of tick n: rate × n / 100 packets (rates under 100 a second hold too).
+                        for _ in 0..<(rate * (pacer.ticks + 1) / 100 - rate * pacer.ticks / 100) {
                             SyntheticPacket.make(ssrc: ssrc, sequence: UInt16(truncatingIfNeeded: pacer.counter), publisher: UInt32(index),
                                                  counter: pacer.counter, into: &pacer.buffer)
                             pacer.buffer.withUnsafeBytes { _ = publisher.sendRTP($0, flush: false) }
