@@ -17,6 +17,11 @@ extension MediaService {
             setups[ObjectIdentifier(far)] = task
             return task
         }
+        defer {
+            pipeSetups.withLock { setups in
+                if setups[ObjectIdentifier(far)] == task { setups[ObjectIdentifier(far)] = nil }
+            }
+        }
         try await task.value
     }
 
@@ -61,7 +66,6 @@ extension MediaService {
 
     /// `far` retired: its copies and its end close, then the origin's end.
     func closePipe(_ farEnd: PipeFarEnd, from origin: MediaRouter?, to far: MediaRouter) async {
-        try? await far.worker.eventLoop.submit { }.get()
         await farEnd.close()
         guard let origin, let end = try? await origin.worker.eventLoop.submit({ origin.removePipe(to: far) }).get() else { return }
         await end.close()

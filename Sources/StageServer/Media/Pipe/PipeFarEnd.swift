@@ -70,11 +70,13 @@ final class PipeFarEnd: PipeTransportDelegate, @unchecked Sendable {
         for copy in copies.values where copy.publisherId == publisherId && copy.streamId == streamId { copy.producer.isMuted = muted }
     }
 
-    /// Closes every copy and the pipe (its router is gone).
+    /// Closes every copy (on the pipe's loop) and the pipe: its router is gone.
     func close() async {
-        feedbackTask?.cancel()
-        lossCheck?.cancel()
-        for index in Array(copies.keys) { remove(index) }
+        try? await transport.eventLoop.submit { [self] in
+            feedbackTask?.cancel()
+            lossCheck?.cancel()
+            for index in Array(copies.keys) { remove(index) }
+        }.get()
         await transport.close()
     }
 

@@ -69,11 +69,14 @@ final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendab
     /// Whether `producer` is piped already.
     func pipes(_ producer: Producer) -> Bool { indices[ObjectIdentifier(producer)] != nil }
 
-    /// Stops every tap and the pipe (its far router is gone).
+    /// Stops every tap (on the pipe's loop) and the pipe: its far router is gone.
     func close() async {
-        announceTask?.cancel()
-        for producer in producers.values { producer.detach(tap: self) }
-        producers.removeAll()
+        try? await transport.eventLoop.submit { [self] in
+            announceTask?.cancel()
+            for producer in producers.values { producer.detach(tap: self) }
+            producers.removeAll()
+            indices.removeAll()
+        }.get()
         await transport.close()
     }
 
