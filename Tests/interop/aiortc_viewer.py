@@ -1,6 +1,7 @@
 """An aiortc WHEP viewer to run inside a lab namespace (netlab.popen): subscribes to one
-publisher and prints, once a second, a JSON line {time, frameWidth, framesDecoded} about the
-video it decodes. aiortc offers abs-send-time and goog-remb and no transport-cc: its receiver
+publisher and prints, once a second, a JSON line {time, frameWidth, framesDecoded,
+packetsReceived, packetsLost} about the video it decodes and receives (its inbound-rtp counts,
+which its receiver reports to the server).  aiortc offers abs-send-time and goog-remb and no transport-cc: its receiver
 estimates the link from abs-send-time and reports it as REMB.
 
     python aiortc_viewer.py WHEP_URL TOKEN SECONDS
@@ -39,7 +40,10 @@ async def watch(url, token, seconds):
     await pc.setRemoteDescription(RTCSessionDescription(sdp=response.text, type="answer"))
     while time.monotonic() < deadline:
         await asyncio.sleep(1)
-        print(json.dumps({"time": time.time(), "frameWidth": state["width"], "framesDecoded": state["decoded"]}), flush=True)
+        inbound = [s for s in (await pc.getStats()).values() if getattr(s, "type", "") == "inbound-rtp" and s.kind == "video"]
+        print(json.dumps({"time": time.time(), "frameWidth": state["width"], "framesDecoded": state["decoded"],
+                          "packetsReceived": sum(s.packetsReceived for s in inbound),
+                          "packetsLost": sum(s.packetsLost for s in inbound)}), flush=True)
     for task in tasks:
         task.cancel()
     await pc.close()
