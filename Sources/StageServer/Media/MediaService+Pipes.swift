@@ -28,11 +28,11 @@ extension MediaService {
     private func pipeNow(_ publisherId: String, from origin: MediaRouter, to far: MediaRouter) async throws {
         let end = try await originEnd(from: origin, to: far)
         // The far end has its copies before the first packet leaves the origin.
-        guard let descriptions = try await on(origin, retiring: false, { $0.unpiped(publisherId: publisherId, in: end) }), !descriptions.isEmpty else { return }
-        _ = try await on(far, retiring: false) { router in
+        guard let descriptions = try await on(origin, { $0.unpiped(publisherId: publisherId, in: end) }), !descriptions.isEmpty else { return }
+        _ = try await on(far) { router in
             for description in descriptions { router.pipeFromOrigin?.add(description, publisherId: publisherId) }
         }
-        _ = try await on(origin, retiring: false) { _ in
+        _ = try await on(origin) { _ in
             for description in descriptions { end.start(description.index) }
         }
     }
@@ -40,7 +40,7 @@ extension MediaService {
     /// The origin's end of the pipe to `far`, the pipe opened first if there is none: a socket
     /// on each worker, a key pair, each end connected to the other.
     private func originEnd(from origin: MediaRouter, to far: MediaRouter) async throws -> PipeOriginEnd {
-        if let end = try await on(origin, retiring: false, { $0.pipe(to: far) }), let end { return end }
+        if let end = try await on(origin, { $0.pipe(to: far) }), let end { return end }
         let host = "127.0.0.1"
         let near = try await PipeTransport.open(host: host, on: origin.worker.eventLoop)
         let remote = try await PipeTransport.open(host: host, on: far.worker.eventLoop)

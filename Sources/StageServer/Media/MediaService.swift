@@ -58,7 +58,9 @@ final class MediaService: Sendable {
     /// (`MediaRouter.publish`).
     func publish(participant: ParticipantDescriptor, stageId: String, offer: RemoteOffer) async throws -> Answer {
         for _ in 0..<Self.attempts {
-            if let answer = try await on(origin(of: stageId), { try $0.publish(participant: participant, offer: offer) }) { return answer }
+            if let answer = try await on(origin(of: stageId), retiring: true, { try $0.publish(participant: participant, offer: offer) }) {
+                return answer
+            }
         }
         throw NegotiationError("the stage's media router closed while the offer was answered: offer again")
     }
@@ -78,7 +80,7 @@ final class MediaService: Sendable {
         for _ in 0..<Self.attempts {
             guard let (origin, far) = subscribeRouter(stageId: stageId) else { throw SubscribeFailure.publisherNotFound }
             if let far { try await pipe(publisherId, from: origin, to: far) }
-            let answer = try await on(far ?? origin) {
+            let answer = try await on(far ?? origin, retiring: true) {
                 try $0.subscribe(to: publisherId, offer: offer, layer: layer, subscriberId: subscriberId, ownerId: ownerId)
             }
             if let answer { return answer }
@@ -179,10 +181,11 @@ final class MediaService: Sendable {
 
     // MARK: Routers
 
-    /// Runs `body` on `router`'s loop; nil when it retired before that (look it up again). A
-    /// router left empty (an offer refused) retires then, unless `retiring` is false: a far
-    /// router being piped to has no connection until its subscriber's offer is answered.
-    func on<Result: Sendable>(_ router: MediaRouter, retiring: Bool = true, _ body: @escaping @Sendable (MediaRouter) throws -> Result)
+    /// Runs `body` on `router`'s loop; nil when it retired before that (look it up again). With
+    /// `retiring` (an offer's answer), a router left empty (the offer refused) retires then;
+    /// nothing else retires one that is empty (a far router being piped to has no connection
+    /// until its subscriber's offer is answered, and a scrape of /metrics must not close it).
+    func on<Result: Sendable>(_ router: MediaRouter, retiring: Bool = false, _ body: @escaping @Sendable (MediaRouter) throws -> Result)
         async throws -> Result? {
         try await router.worker.eventLoop.submit {
             guard !router.isRetired else { return Result?.none }
