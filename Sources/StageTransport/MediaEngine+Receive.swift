@@ -4,23 +4,11 @@ import StageWire
 /// Inbound packets, by transport, then by kind (RFC 7983 §7): STUN to the ICE-lite responder,
 /// DTLS and SRTP/SRTCP to the peer whose selected path they arrived on.
 extension MediaEngine {
-    /// A datagram from one of the UDP sockets. SRTP and SRTCP are decrypted in place in the
-    /// engine's scratch buffer: NIO's buffer is shared (with the pipeline's copy of the
-    /// envelope, and its receive pool), so mutating it would copy it into a new allocation.
+    /// A datagram from one of the UDP sockets, decrypted in place in the engine's `scratch`.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>, on socket: MediaUDPSocket) {
         packetsReceived &+= 1
         let path = MediaPath(local: .udp(socket), remote: envelope.remoteAddress)
-        let length = envelope.data.readableBytes
-        if !isScratchInUse, length <= receiveScratch.count {
-            isScratchInUse = true
-            defer { isScratchInUse = false }
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: receiveScratch[0..<length])
-            envelope.data.withUnsafeReadableBytes { bytes.copyMemory(from: $0) }
-            return receive(bytes, on: path)
-        }
-        // Re-entered from inside the handling of a datagram (or one longer than any read): its own copy.
-        var data = envelope.data
-        data.withUnsafeMutableReadableBytes { receive($0, on: path) }
+        scratch.withMutableBytes(of: envelope.data) { receive($0, on: path) }
     }
 
     /// A datagram's bytes, which may be changed in place, by kind.

@@ -55,9 +55,7 @@ public final class MediaEngine: @unchecked Sendable {
     var tcpToFlush: [ICETCPConnection] = []
     var tcpFlushing: [ICETCPConnection] = []
     /// Where a datagram is decrypted in place (see `+Receive`); allocated once.
-    let receiveScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: MediaEngine.maximumPacketLength, alignment: 16)
-    /// A datagram is being handled in `receiveScratch`.
-    var isScratchInUse = false
+    let scratch = DatagramScratch(capacity: MediaEngine.maximumPacketLength)
 
     init(eventLoop: any EventLoop, dtlsContext: DTLSContext) {
         self.eventLoop = eventLoop
@@ -66,7 +64,6 @@ public final class MediaEngine: @unchecked Sendable {
         tcpFlushing.reserveCapacity(64)
     }
 
-    deinit { receiveScratch.deallocate() }
 
     /// Closes every socket, listener and connection.
     public func close() async {

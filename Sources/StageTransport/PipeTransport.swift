@@ -58,8 +58,7 @@ public final class PipeTransport: @unchecked Sendable {
     let channel: any Channel
     private var srtp: SRTPSession?
     /// Where a datagram is decrypted in place: NIO's buffer is shared, so changing it would copy it.
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: maximumDatagramLength, alignment: 16)
-    private var isScratchInUse = false
+    private let scratch = DatagramScratch(capacity: maximumDatagramLength)
 
     init(channel: any Channel, localAddress: SocketAddress) {
         self.channel = channel
@@ -67,7 +66,6 @@ public final class PipeTransport: @unchecked Sendable {
         eventLoop = channel.eventLoop
     }
 
-    deinit { scratch.deallocate() }
 
     public var isConnected: Bool { srtp != nil }
 
@@ -124,17 +122,7 @@ public final class PipeTransport: @unchecked Sendable {
     /// A datagram read from the socket: from the remote, opened in the scratch buffer.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
         guard let srtp, !isClosed, envelope.remoteAddress == remoteAddress else { return countRefused(.pipeUnknownSource) }
-        let length = envelope.data.readableBytes
-        if !isScratchInUse, length <= scratch.count {
-            isScratchInUse = true
-            defer { isScratchInUse = false }
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<length])
-            envelope.data.withUnsafeReadableBytes { bytes.copyMemory(from: $0) }
-            return deliver(bytes, with: srtp)
-        }
-        // Re-entered from the delegate (or longer than any read): its own copy.
-        var data = envelope.data
-        data.withUnsafeMutableReadableBytes { deliver($0, with: srtp) }
+        scratch.withMutableBytes(of: envelope.data) { deliver($0, with: srtp) }
     }
 
     private func deliver(_ datagram: UnsafeMutableRawBufferPointer, with srtp: SRTPSession) {

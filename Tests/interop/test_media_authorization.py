@@ -58,7 +58,7 @@ def ballast(server, client, tmp_path_factory):
     host = Host(server, client, stage["arn"], tmp_path_factory.mktemp("ballast"), "ballast", size="320x180")
     try:
         wait_published(client, stage["arn"], 1)
-        assert _routers(server) == [1, 0], _routers(server)
+        assert _per_worker(server) == [1, 0], _per_worker(server)
         yield host
     finally:
         host.stop()
@@ -72,14 +72,10 @@ def _per_worker(server, name="routers"):
     return [found.get(index, 0) for index in range(server.workers)]
 
 
-def _routers(server):
-    return _per_worker(server)
-
-
 def on_its_worker(server, action):
     """`action`, once /metrics shows the test's routers and consumers where the layout puts them."""
     def checked():
-        assert (_routers(server), _per_worker(server, "consumers")) == server.expected, (_routers(server), _per_worker(server, "consumers"))
+        assert (_per_worker(server), _per_worker(server, "consumers")) == server.expected, (_per_worker(server), _per_worker(server, "consumers"))
         action()
     return checked
 

@@ -1,11 +1,12 @@
 import Metrics
+import Synchronization
 
 /// Each media worker's share, as `/metrics` gauges refreshed at each scrape, labelled by
 /// worker index (as many series as `--media-workers`): the routers (stages) on it, their peer
 /// connections and consumers, the packets it read and sent, and its thread's CPU seconds.
 /// Counts since start are gauges of a running total: a scrape's rate over them is per second.
 enum WorkerGauges {
-    private struct Series {
+    private struct Series: Sendable {
         let routers, connections, consumers, packetsReceived, packetsSent, cpuSeconds: Gauge
 
         init(worker: Int) {
@@ -19,10 +20,18 @@ enum WorkerGauges {
         }
     }
 
+    /// Built once per worker, on the first scrape.
+    private static let series = Mutex<[Int: Series]>([:])
+
     static func record(_ media: MediaService) async {
         let loads = media.workerLoads()
         for worker in media.workers {
-            let series = Series(worker: worker.index)
+            let series = Self.series.withLock { all in
+                if let built = all[worker.index] { return built }
+                let built = Series(worker: worker.index)
+                all[worker.index] = built
+                return built
+            }
             let (routers, load) = loads[worker.index]
             series.routers.record(routers)
             series.connections.record(load.connections)
