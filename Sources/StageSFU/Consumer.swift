@@ -8,10 +8,8 @@ public final class Consumer {
     var munger: RTPMunger
     /// Splices the VP8 PictureID and TL0PICIDX across layer switches (video only).
     private var pictureMunger: VP8PictureMunger?
-    /// Copies `packet`, lets `rewrite` change the copy's header (and the VP8 descriptor of a
-    /// video payload), protects and sends it. The copy may have another extension block than
-    /// `packet`: `rewrite` finds the payload in what it is given.
-    let send: (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
+    /// Where its packets, repairs and Sender Reports go.
+    let transport: any ConsumerTransport
     /// Layer choice for a simulcast producer (nil for a plain track).
     public private(set) var selector: LayerSelector?
     /// Which VP8 temporal layers to forward within that layer (video only; the finer step).
@@ -34,13 +32,6 @@ public final class Consumer {
     }
     public private(set) var packetsForwarded = 0
     public private(set) var octetsForwarded = 0
-    /// Sends a retransmission (an answer to a NACK), like `send`; nil: `send` does. The server
-    /// sends these past its pacer's queue: a repair held there is asked for again, and each
-    /// answer to the same NACK would queue once more.
-    public var sendRepair: ((_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool)?
-    /// Sends a Sender Report for this consumer's stream: (ssrc, ntp, rtp time, packets, octets).
-    public var sendSenderReport: ((_ ssrc: UInt32, _ ntpTime: UInt64, _ rtpTime: UInt32, _ packets: UInt32, _ octets: UInt32) -> Void)?
-    public var onProducerClosed: (() -> Void)?
     /// The RTX stream (RFC 4588) this consumer resends on, when the subscriber negotiated one.
     public private(set) var retransmission: Retransmission?
     private var retransmissionSequence = UInt16.random(in: .min ... .max)
@@ -61,12 +52,11 @@ public final class Consumer {
         }
     }
 
-    public init(id: String, producer: Producer, outgoingSSRC: UInt32, payloadType: UInt8,
-                send: @escaping (_ packet: UnsafeRawBufferPointer, _ rewrite: (UnsafeMutableRawBufferPointer) -> Void) -> Bool) {
+    public init(id: String, producer: Producer, outgoingSSRC: UInt32, payloadType: UInt8, transport: any ConsumerTransport) {
         self.id = id
         self.producer = producer
         munger = RTPMunger(outgoingSSRC: outgoingSSRC, payloadType: payloadType)
-        self.send = send
+        self.transport = transport
         if !producer.layers.isEmpty { selector = LayerSelector() }
         if producer.kind == .video {
             pictureMunger = VP8PictureMunger()
@@ -156,7 +146,7 @@ public final class Consumer {
     /// `rewrite` gets its payload where it is in the copy.
     private func deliver(_ packet: UnsafeRawBufferPointer, payloadOffset: Int,
                          rewrite: (_ out: UnsafeMutableRawBufferPointer, _ payload: UnsafeMutableRawBufferPointer?) -> Void) {
-        guard send(packet, { out in
+        guard transport.send(packet, rewrite: { out in
             rewrite(out, RTPHeader.payloadStart(UnsafeRawBufferPointer(out)).map { UnsafeMutableRawBufferPointer(rebasing: out[$0...]) })
         }) else { return }
         packetsForwarded += 1
@@ -182,8 +172,8 @@ public final class Consumer {
 
     func translateSenderReport(source: UInt32, ntpTime: UInt64, rtpTime: UInt32) {
         guard !isPaused, munger.currentSource == source, packetsForwarded > 0 else { return }
-        sendSenderReport?(munger.outgoingSSRC, ntpTime, munger.outgoingTimestamp(for: rtpTime),
-                          UInt32(truncatingIfNeeded: packetsForwarded), UInt32(truncatingIfNeeded: octetsForwarded))
+        transport.sendSenderReport(ssrc: munger.outgoingSSRC, ntpTime: ntpTime, rtpTime: munger.outgoingTimestamp(for: rtpTime),
+                                   packets: UInt32(truncatingIfNeeded: packetsForwarded), octets: UInt32(truncatingIfNeeded: octetsForwarded))
     }
 
     /// The subscriber reports lost packets (its sequence numbers): resend those still cached,
@@ -231,7 +221,7 @@ public final class Consumer {
             UnsafeMutableRawBufferPointer(rebasing: buffer[RTPHeader.fixedSize..<length]).initializeMemory(as: UInt8.self, repeating: 0)
             buffer[length - 1] = UInt8(Self.paddingPerPacket)
             retransmissionSequence &+= 1
-            if send(UnsafeRawBufferPointer(rebasing: buffer[..<length]), { _ in }) { sent += length }
+            if transport.send(UnsafeRawBufferPointer(rebasing: buffer[..<length]), rewrite: { _ in }) { sent += length }
         }
         return sent
     }
@@ -242,9 +232,8 @@ public final class Consumer {
     /// Sends one cached packet again as the `outgoing` packet it was.
     private func resend(_ packet: UnsafeRawBufferPointer, outgoing: UInt16, origin: RTPMunger.Origin) -> Bool {
         let fields = RTPFixedFields(packet)
-        let send = sendRepair ?? send
         guard let retransmission, let buffer = retransmissionBuffer else {
-            return send(packet) { out in
+            return transport.sendRepair(packet) { out in
                 munger.rewriteRetransmission(out, source: fields, outgoing: outgoing, origin: origin)
                 if let start = RTPHeader.payloadStart(UnsafeRawBufferPointer(out)) {
                     pictureMunger?.rewriteRetransmission(UnsafeMutableRawBufferPointer(rebasing: out[start...]), source: origin.source)
@@ -261,7 +250,7 @@ public final class Consumer {
             UnsafeMutableRawBufferPointer(rebasing: buffer[(payload.lowerBound + RTPRetransmission.originalSequenceSize)..<length]),
             source: origin.source)
         retransmissionSequence &+= 1
-        return send(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { _ in }
+        return transport.sendRepair(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { _ in }
     }
 
     /// The subscriber needs a keyframe (it sent a PLI/FIR, or its transport just connected): of
@@ -302,6 +291,6 @@ public final class Consumer {
 
     func producerClosed() {
         producer = nil
-        onProducerClosed?()
+        transport.producerClosed(for: self)
     }
 }

@@ -24,7 +24,7 @@ struct DynacastTests {
     static func simulcast() -> (Producer, [Consumer]) {
         let producer = Producer(id: "p:video", kind: .video, layers: ["q", "h", "f"]) { _ in }
         let consumers = (0..<2).map { index in
-            Consumer(id: "c\(index)", producer: producer, outgoingSSRC: 0xC0 + UInt32(index), payloadType: 96) { _, _ in true }
+            Consumer(id: "c\(index)", producer: producer, outgoingSSRC: 0xC0 + UInt32(index), payloadType: 96, transport: RecordingTransport())
         }
         return (producer, consumers)
     }

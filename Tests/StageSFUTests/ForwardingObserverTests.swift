@@ -20,11 +20,7 @@ struct ForwardingObserverTests {
     }
 
     static func consumer(of producer: Producer) -> Consumer {
-        Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 96) { packet, rewrite in
-            var copy = Array(packet)
-            copy.withUnsafeMutableBytes { rewrite($0) }
-            return true
-        }
+        Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 96, transport: RecordingTransport())
     }
 
     static func send(_ producer: Producer, sequence: UInt16, layer: Int = 0, ssrc: UInt32 = 0x1234) {

@@ -2,24 +2,20 @@ import Testing
 @testable import StageSFU
 
 /// Forwarding, mute and Sender Report translation between a producer and its consumers, with
-/// the transport replaced by closures that record what would be sent.
+/// the transport replaced by a recorder of what would be sent.
 struct ProducerConsumerTests {
+    /// What the consumer sent, and the keyframes its producer asked for.
     final class Sink {
-        var packets: [[UInt8]] = []
-        var reports: [(ssrc: UInt32, ntp: UInt64, rtp: UInt32, packets: UInt32, octets: UInt32)] = []
+        let transport = RecordingTransport()
         var keyframeRequests: [UInt32] = []
+        var packets: [[UInt8]] { transport.packets }
+        var reports: [(ssrc: UInt32, ntp: UInt64, rtp: UInt32, packets: UInt32, octets: UInt32)] { transport.reports }
     }
 
     func setUp() -> (Producer, Consumer, Sink) {
         let sink = Sink()
         let producer = Producer(id: "p:video", kind: .video) { sink.keyframeRequests.append($0) }
-        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { packet, rewrite in
-            var copy = Array(packet)
-            copy.withUnsafeMutableBytes { rewrite($0) }
-            sink.packets.append(copy)
-            return true
-        }
-        consumer.sendSenderReport = { sink.reports.append(($0, $1, $2, $3, $4)) }
+        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100, transport: sink.transport)
         return (producer, consumer, sink)
     }
 
@@ -41,6 +37,17 @@ struct ProducerConsumerTests {
         #expect(sink.reports.first?.packets == 2 && sink.reports.first?.octets == 200)
         producer.senderReport(ssrc: 0x9999, ntpTime: 1, rtpTime: 1)   // another source: not this consumer's
         #expect(sink.reports.count == 1)
+    }
+
+    @Test("a closed producer tells its consumers' transports once, and forwards nothing more")
+    func closedProducerTellsTheTransport() {
+        let (producer, consumer, sink) = setUp()
+        send(producer, sequence: 1, timestamp: 0)
+        producer.close()
+        #expect(sink.transport.producerClosures == 1)
+        #expect(consumer.producer == nil)
+        send(producer, sequence: 2, timestamp: 3000)
+        #expect(sink.packets.count == 1)
     }
 
     @Test("a muted producer forwards nothing; unmuting asks the publisher for a keyframe and leaves no sequence gap")
@@ -96,7 +103,7 @@ struct ProducerConsumerTests {
 extension ProducerConsumerTests {
     static func simulcastConsumer(layers: [String], preferring rid: String?) -> (Producer, Consumer) {
         let producer = Producer(id: "p:video", kind: .video, layers: layers) { _ in }
-        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { _, _ in true }
+        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100, transport: RecordingTransport())
         consumer.setPreferredLayer(rid.flatMap { layers.firstIndex(of: $0) })
         return (producer, consumer)
     }
@@ -145,7 +152,7 @@ extension ProducerConsumerTests {
     @Test("a move down on a link that overflows stops the current layer at once; the lower keyframe follows without a sequence gap")
     func overflowingMoveDownStopsTheCurrentLayer() {
         for overflows in [false, true] {
-            let sink = RetransmissionTests.Sink()
+            let sink = RecordingTransport()
             let producer = Producer(id: "p:video", kind: .video, layers: ["q", "h", "f"]) { _ in }
             let consumer = RetransmissionTests.consumer(of: producer, sink: sink)
             // The top layer first: the consumer starts on it and drops the other two.

@@ -5,19 +5,10 @@ import Testing
 /// Answering a subscriber's NACKs: RTX (RFC 4588) when negotiated, one cache per layer, a
 /// one-second window, and packets from before a layer switch.
 struct RetransmissionTests {
-    final class Sink {
-        var packets: [[UInt8]] = []
-    }
-
     static let start = PacketTime.now
 
-    static func consumer(of producer: Producer, sink: Sink) -> Consumer {
-        Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { packet, rewrite in
-            var copy = Array(packet)
-            copy.withUnsafeMutableBytes { rewrite($0) }
-            sink.packets.append(copy)
-            return true
-        }
+    static func consumer(of producer: Producer, sink: RecordingTransport) -> Consumer {
+        Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100, transport: sink)
     }
 
     /// A VP8 packet: a keyframe start (S=1, PID 0, P=0) or a delta frame's middle.
@@ -35,7 +26,7 @@ struct RetransmissionTests {
 
     @Test("RFC 4588 §4: with RTX negotiated a NACKed packet goes out on the RTX SSRC and PT, its own sequence, the OSN first")
     func answersWithRTX() throws {
-        let sink = Sink()
+        let sink = RecordingTransport()
         let producer = Producer(id: "p:video", kind: .video) { _ in }
         let consumer = Self.consumer(of: producer, sink: sink)
         consumer.enableRetransmission(.init(ssrc: 0xBEEF, payloadType: 97))
@@ -57,31 +48,25 @@ struct RetransmissionTests {
         #expect(sequences[1] == sequences[0] &+ 1, "the RTX stream numbers its own packets")
     }
 
-    @Test("answers to NACKs go through sendRepair when it is set (past the server's pacer), with and without RTX; media does not")
+    @Test("answers to NACKs go through the transport's sendRepair (past the server's pacer), with and without RTX; media does not")
     func repairsHaveTheirOwnPath() {
         for rtx in [false, true] {
-            let sink = Sink(), repairs = Sink()
+            let sink = RecordingTransport(repairsApart: true)
             let producer = Producer(id: "p:video", kind: .video) { _ in }
             let consumer = Self.consumer(of: producer, sink: sink)
             if rtx { consumer.enableRetransmission(.init(ssrc: 0xBEEF, payloadType: 97)) }
-            consumer.sendRepair = { packet, rewrite in
-                var copy = Array(packet)
-                copy.withUnsafeMutableBytes { rewrite($0) }
-                repairs.packets.append(copy)
-                return true
-            }
             for sequence in UInt16(100)..<105 { Self.receive(producer, Self.vp8(ssrc: 0x1234, sequence: sequence)) }
             let outgoing = RTPFixedFields.peek(sink.packets[2]).sequenceNumber
             #expect(consumer.retransmit([outgoing], now: Self.start) == 1)
             #expect(sink.packets.count == 5, "media only on send")
-            #expect(repairs.packets.count == 1)
-            #expect(RTPFixedFields.peek(repairs.packets[0]).ssrc == (rtx ? 0xBEEF : 0xC0FFEE))
+            #expect(sink.repairs.count == 1)
+            #expect(RTPFixedFields.peek(sink.repairs[0]).ssrc == (rtx ? 0xBEEF : 0xC0FFEE))
         }
     }
 
     @Test("a packet older than the cache's one-second window is not resent")
     func windowIsOneSecond() {
-        let sink = Sink()
+        let sink = RecordingTransport()
         let producer = Producer(id: "p:video", kind: .video) { _ in }
         let consumer = Self.consumer(of: producer, sink: sink)
         Self.receive(producer, Self.vp8(ssrc: 0x1234, sequence: 7), at: 0)
@@ -91,7 +76,7 @@ struct RetransmissionTests {
 
     @Test("simulcast layers have their own caches: equal sequence numbers on two layers do not evict each other")
     func layersDoNotEvictEachOther() {
-        let sink = Sink()
+        let sink = RecordingTransport()
         let producer = Producer(id: "p:video", kind: .video, layers: ["q", "f"]) { _ in }
         let consumer = Self.consumer(of: producer, sink: sink)
         consumer.setPreferredLayer(1)
@@ -108,7 +93,7 @@ struct RetransmissionTests {
 
     @Test("a NACK for a packet sent before a layer switch is answered with that layer's packet")
     func nackAcrossALayerSwitch() {
-        let sink = Sink()
+        let sink = RecordingTransport()
         let producer = Producer(id: "p:video", kind: .video, layers: ["q", "f"]) { _ in }
         let consumer = Self.consumer(of: producer, sink: sink)
         consumer.setPreferredLayer(0)

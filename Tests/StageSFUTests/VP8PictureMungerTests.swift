@@ -79,7 +79,7 @@ struct VP8PictureMungerTests {
 
     @Test("through a Consumer: a simulcast switch and a NACK across it keep the PictureID sequence")
     func throughAConsumer() throws {
-        let sink = RetransmissionTests.Sink()
+        let sink = RecordingTransport()
         let producer = Producer(id: "p:video", kind: .video, layers: ["q", "f"]) { _ in }
         let consumer = RetransmissionTests.consumer(of: producer, sink: sink)
         consumer.enableRetransmission(.init(ssrc: 0xBEEF, payloadType: 97))
@@ -113,19 +113,16 @@ struct VP8PictureMungerTests {
 
     @Test("the copy a consumer rewrites may have another extension block than the packet (the server writes its own): the descriptor is found in the copy")
     func copyWithAnotherExtensionBlock() throws {
-        final class Copies { var packets: [[UInt8]] = [] }
-        let copies = Copies()
         let producer = Producer(id: "p:video", kind: .video, layers: ["q", "f"]) { _ in }
         // Like ForwardedPacketWriter: the publisher's extension block (8 bytes of elements) is
         // dropped from the copy before the consumer rewrites it.
-        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100) { packet, rewrite in
+        let copies = RecordingTransport { packet in
             let payload = try! RTPHeader.parse(packet).payload
             var copy = Array(packet[..<RTPHeader.fixedSize]) + Array(packet[payload])
             copy[0] &= ~0x10
-            copy.withUnsafeMutableBytes { rewrite($0) }
-            copies.packets.append(copy)
-            return true
+            return copy
         }
+        let consumer = Consumer(id: "c", producer: producer, outgoingSSRC: 0xC0FFEE, payloadType: 100, transport: copies)
         consumer.setPreferredLayer(0)
         func packet(ssrc: UInt32, sequence: UInt16, pictureID: UInt16, keyframe: Bool) -> [UInt8] {
             var header = RTPMungerTests.packet(ssrc: ssrc, sequence: sequence, timestamp: UInt32(sequence) * 3000).dropLast()

@@ -156,22 +156,13 @@ final class MediaRouter: @unchecked Sendable {
             let output = ConsumerOutput(peer: peer, writer: writer, pacer: connection.pacer,
                                         traffic: producer.kind == .video ? .video : .audio, forwarded: forwarded)
             let consumer = Consumer(id: "\(resourceId):\(section.mid)", producer: producer, outgoingSSRC: ssrc,
-                                    payloadType: section.codec.payloadType) { packet, rewrite in
-                output.send(packet, rewrite: rewrite)
-            }
-            if connection.pacer != nil {
-                consumer.sendRepair = { packet, rewrite in output.sendRepair(packet, rewrite: rewrite) }
-            }
+                                    payloadType: section.codec.payloadType, transport: output)
             if let layer, let index = producer.layers.firstIndex(of: layer) { consumer.setPreferredLayer(index) }
             var retransmissionSSRC: UInt32?
             if producer.kind == .video, let payloadType = section.retransmissionPayloadType {
                 let rtx = UInt32.random(in: 0x1000...UInt32.max)
                 consumer.enableRetransmission(.init(ssrc: rtx, payloadType: payloadType))
                 retransmissionSSRC = rtx
-            }
-            consumer.sendSenderReport = { [weak peer] ssrc, ntp, rtp, packets, octets in
-                RTCPFeedback.senderReport(ssrc: ssrc, ntpTime: ntp, rtpTime: rtp, packets: packets, octets: octets)
-                    .withUnsafeBytes { _ = peer?.sendRTCP($0) }
             }
             connection.add(consumer)
             outgoing[section.mid] = .init(ssrc: ssrc, streamID: publisherId, trackID: "\(publisherId)-\(section.kind.rawValue)",

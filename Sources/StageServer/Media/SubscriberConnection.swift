@@ -40,7 +40,6 @@ final class SubscriberConnection: MediaPeerDelegate {
     func add(_ consumer: Consumer) {
         consumer.isPaused = !peer.isConnected
         consumers[consumer.outgoingSSRC] = consumer
-        consumer.onProducerClosed = { [weak self] in self?.peer.close(reason: "the publisher left") }
     }
 
     func peerDidConnect(_ peer: MediaPeer) {
