@@ -1,6 +1,7 @@
 // libFuzzer target for the StageWire media parsers: RTP header + RFC 8285 extensions + in-place
-// rewrites, RTCP compound packets, and the VP8 payload descriptor. Whatever parses must
-// serialize and parse back to an equal value; any mismatch (or trap) is a finding.
+// rewrites, RTCP compound packets (pipe messages among them), and the VP8 payload descriptor.
+// Whatever parses must serialize and parse back to an equal value; any mismatch (or trap) is a
+// finding.
 //
 // Built with the StageWire sources compiled into the same module:
 //   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name StageWire \
@@ -164,6 +165,13 @@ private func fuzzRTCP(_ input: UnsafeRawBufferPointer) {
     for packet in packets {
         guard let single = try? packet.serialized(), (try? RTCPPacket(parsing: single)) == packet else {
             fatalError("rtcp single round trip")
+        }
+        // A pipe message (RTCP APP "PRSC") serializes back to one that reads the same.
+        guard case .raw(let raw) = packet, let message = PipeMessage(raw) else { continue }
+        var bytes: [UInt8] = []
+        message.serialize(sender: 1, into: &bytes)
+        guard let again = try? RTCPPacket(parsing: bytes), case .raw(let rawAgain) = again, PipeMessage(rawAgain) == message else {
+            fatalError("pipe message round trip")
         }
     }
 }

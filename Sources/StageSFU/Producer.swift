@@ -166,6 +166,20 @@ public final class Producer {
         }
     }
 
+    /// Each layer's recent peak bitrate (what a paused layer is offered at).
+    public var recentPeakBitrates: [Int] { lastKnownBitrates }
+
+    /// For a copy of a producer on another router (fed through a pipe): whether the origin's
+    /// publisher was told to pause `layer`, and the layer's recent peak there. A paused layer
+    /// stays on offer to the copy's allocators at that peak — the copy may never have seen it
+    /// flow — and choosing it sends demand back to the origin, which resumes it.
+    public func setOriginLayer(_ layer: Int, paused: Bool, peakBitrate: Int, now: PacketTime = .now) {
+        guard pausedByPublisher.indices.contains(layer) else { return }
+        if pausedByPublisher[layer], !paused { resumedAt[layer] = now }
+        pausedByPublisher[layer] = paused
+        if paused { lastKnownBitrates[layer] = max(0, peakBitrate) }
+    }
+
     /// What each layer would cost a subscriber, for its stream allocator: the measured bitrate
     /// of a flowing layer; the recent peak of a layer paused by dynacast (choosing it resumes it)
     /// or resumed less than `resumeGrace` ago (not measured over a whole second yet, so at least

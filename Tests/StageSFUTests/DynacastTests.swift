@@ -74,6 +74,25 @@ struct DynacastTests {
         #expect(producer.allocatableBitrates(now: now + .seconds(10)) == [0, 0, 0], "resumed 3 s ago and still silent: stopped")
     }
 
+    @Test("a copy (behind a pipe) offers a layer the origin paused at the origin's peak, though it never saw the layer flow; resumed there, it is offered for the grace")
+    func copyOffersWhatTheOriginPaused() {
+        let (copy, _) = Self.simulcast()
+        let now = PacketTime.now
+        copy.measureLayerRates(now: now)
+        Self.send(copy, layer: 0, bytes: 1_250, sequence: 1, at: now)
+        copy.measureLayerRates(now: now + .seconds(1))
+        #expect(copy.allocatableBitrates(now: now + .seconds(1)) == [10_000, 0, 0], "h and f never seen: not on offer")
+        copy.setOriginLayer(1, paused: false, peakBitrate: 40_000, now: now + .seconds(1))
+        copy.setOriginLayer(2, paused: true, peakBitrate: 90_000, now: now + .seconds(1))
+        copy.setOriginLayer(3, paused: true, peakBitrate: 1, now: now + .seconds(1))   // no such layer: ignored
+        #expect(copy.pausedByPublisher == [false, false, true])
+        #expect(copy.allocatableBitrates(now: now + .seconds(1)) == [10_000, 0, 90_000], "f paused at the origin: its peak there")
+        copy.setOriginLayer(2, paused: false, peakBitrate: 90_000, now: now + .seconds(2))
+        #expect(copy.allocatableBitrates(now: now + .seconds(4)) == [10_000, 0, 90_000], "resumed at the origin: offered for the grace")
+        copy.measureLayerRates(now: now + .seconds(5))
+        #expect(copy.allocatableBitrates(now: now + .seconds(5)) == [0, 0, 0], "never came: stopped")
+    }
+
     /// One second of a layer: `bytes` in one packet at `at`.
     static func send(_ producer: Producer, layer: Int, bytes: Int, sequence: UInt16, at: PacketTime) {
         var packet = RTPMungerTests.packet(ssrc: 0x10 + UInt32(layer), sequence: sequence, timestamp: 0)

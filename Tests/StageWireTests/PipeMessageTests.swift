@@ -9,7 +9,20 @@ struct PipeMessageTests {
         .layerSSRC(producer: 7, layer: 2, ssrc: 1),
         .demand(producer: 3, layers: 0b101),
         .demand(producer: .max, layers: 0),
+        .layerState(producer: 2, layer: 2, paused: true, peakBitsPerSecond: 1_500_000),
+        .layerState(producer: 0, layer: 0, paused: false, peakBitsPerSecond: .max),
     ]
+
+    @Test("a layer state's reserved flag bits are ignored")
+    func reservedFlagsIgnored() {
+        var packet = PipeMessage.layerState(producer: 1, layer: 1, paused: false, peakBitsPerSecond: 9).packet(sender: 9)
+        packet.body[14] = 0xFF   // flags' high byte
+        #expect(PipeMessage(packet) == .layerState(producer: 1, layer: 1, paused: false, peakBitsPerSecond: 9))
+        packet.body[15] = 0xFE   // flags' low byte, bit 0 clear
+        #expect(PipeMessage(packet) == .layerState(producer: 1, layer: 1, paused: false, peakBitsPerSecond: 9))
+        packet.body[15] = 0x01
+        #expect(PipeMessage(packet) == .layerState(producer: 1, layer: 1, paused: true, peakBitsPerSecond: 9))
+    }
 
     @Test(arguments: messages)
     func roundTrips(_ message: PipeMessage) throws {
@@ -25,7 +38,7 @@ struct PipeMessageTests {
     static let notMessages: [(String, RTCPRawPacket)] = {
         let valid = PipeMessage.demand(producer: 1, layers: 1).packet(sender: 9)
         var otherName = valid; otherName.body[4] = UInt8(ascii: "X")
-        var otherSubtype = valid; otherSubtype.count = 3
+        var otherSubtype = valid; otherSubtype.count = 4
         var short = valid; short.body.removeLast(4)
         var long = valid; long.body += [0, 0, 0, 0]
         var otherType = valid; otherType.packetType = .receiverReport

@@ -10,16 +10,24 @@
 /// |                 SSRC the layer arrives on now                  |
 /// |  subtype 2: demand       — layers wanted (bit n: layer n)      |
 /// |                 reserved (0)                                   |
+/// |  subtype 3: layer state  — layer (16 bits) | flags (16): bit 0 paused |
+/// |                 the layer's recent peak, bits per second       |
 /// ```
 ///
 /// The origin end announces each layer's SSRC (subtype 1) before that SSRC's first packet and
-/// again every second; the far end tells which layers its subscribers use (subtype 2), for the
-/// origin's dynacast. Any other APP packet is not a pipe message.
+/// again every second, and every second each simulcast layer's dynacast state (subtype 3: a
+/// layer its publisher was told to pause stays on offer to the far side's allocators at its
+/// peak); the far end tells which layers its subscribers use (subtype 2), for the origin's
+/// dynacast. Flags bits other than bit 0 are reserved: sent as 0, ignored. Any other APP packet
+/// is not a pipe message.
 public enum PipeMessage: Hashable, Sendable {
     /// Packets of the piped producer's `layer` (0 for a track without simulcast) arrive on `ssrc`.
     case layerSSRC(producer: UInt32, layer: UInt16, ssrc: UInt32)
     /// The far end's subscribers use these layers of the piped producer (bit n: layer n).
     case demand(producer: UInt32, layers: UInt32)
+    /// Whether the piped producer's publisher was told to pause `layer` (dynacast), and that
+    /// layer's recent peak bitrate at the origin.
+    case layerState(producer: UInt32, layer: UInt16, paused: Bool, peakBitsPerSecond: UInt32)
 
     /// The APP name, "PRSC".
     public static let name: [UInt8] = Array("PRSC".utf8)
@@ -41,6 +49,11 @@ public enum PipeMessage: Hashable, Sendable {
             body.appendBigEndian(producer)
             body.appendBigEndian(layers)
             body.appendBigEndian(UInt32(0))
+        case let .layerState(producer, layer, paused, peak):
+            body.appendBigEndian(producer)
+            body.appendBigEndian(layer)
+            body.appendBigEndian(UInt16(paused ? 1 : 0))
+            body.appendBigEndian(peak)
         }
         return RTCPRawPacket(packetType: .applicationDefined, count: subtype, body: body)
     }
@@ -55,6 +68,7 @@ public enum PipeMessage: Hashable, Sendable {
         switch self {
         case .layerSSRC: 1
         case .demand: 2
+        case .layerState: 3
         }
     }
 
@@ -69,6 +83,7 @@ public enum PipeMessage: Hashable, Sendable {
             switch packet.count {
             case 1: return .layerSSRC(producer: producer, layer: UInt16(first >> 16), ssrc: second)
             case 2: return .demand(producer: producer, layers: first)
+            case 3: return .layerState(producer: producer, layer: UInt16(first >> 16), paused: first & 1 != 0, peakBitsPerSecond: second)
             default: return nil
             }
         }

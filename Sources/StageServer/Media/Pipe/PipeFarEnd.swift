@@ -7,8 +7,9 @@ import StageWire
 /// — same id, kind and simulcast layers — fed by the pipe, that its subscribers consume as they
 /// would a publisher's. What they need goes back: each copy NACKs what the pipe lost (RFC 4585
 /// §6.2.1) and asks for keyframes (PLI, RFC 4585 §6.3.1) as a publisher connection does, and
-/// once a second tells the origin which layers its consumers use (`PipeMessage.demand`). Lives
-/// on the far router's event loop.
+/// once a second tells the origin which layers its consumers use (`PipeMessage.demand`); the
+/// layers the origin paused stay on offer to them (`PipeMessage.layerState`). Lives on the far
+/// router's event loop.
 final class PipeFarEnd: PipeTransportDelegate, @unchecked Sendable {
     let transport: PipeTransport
     /// Copies by their index on the pipe.
@@ -95,12 +96,17 @@ final class PipeFarEnd: PipeTransportDelegate, @unchecked Sendable {
                 guard let source = sources[report.ssrc], let copy = copies[source.index] else { continue }
                 copy.producer.senderReport(ssrc: report.ssrc, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
             case .raw(let raw):
-                guard case .layerSSRC(let index, let layer, let ssrc)? = PipeMessage(raw), copies[index] != nil else { continue }
-                let known = sources[ssrc]
-                sources[ssrc] = (index, Int(layer))
-                // A layer first heard of now may have lost its first packets: ask for its keyframe.
-                if known == nil, let producer = copies[index]?.producer, producer.kind == .video, !producer.ssrcs.isEmpty {
-                    producer.keyframeNeeded(reason: .newConsumer)
+                switch PipeMessage(raw) {
+                case .layerSSRC(let index, let layer, let ssrc)? where copies[index] != nil:
+                    let known = sources[ssrc]
+                    sources[ssrc] = (index, Int(layer))
+                    // A layer first heard of now may have lost its first packets: ask for its keyframe.
+                    if known == nil, let producer = copies[index]?.producer, producer.kind == .video, !producer.ssrcs.isEmpty {
+                        producer.keyframeNeeded(reason: .newConsumer)
+                    }
+                case .layerState(let index, let layer, let paused, let peak)?:
+                    copies[index]?.producer.setOriginLayer(Int(layer), paused: paused, peakBitrate: Int(peak))
+                default: break
                 }
             default: break
             }

@@ -9,7 +9,8 @@ import StageWire
 /// the far side asks for comes back: NACKs answered from the producer's cache, PLIs to the
 /// publisher for that layer, and the layers its subscribers use (`PipeMessage.demand`) into the
 /// producer's dynacast demand. Each layer's SSRC is announced (`PipeMessage.layerSSRC`) before
-/// its first packet and again every second. Lives on the origin router's event loop.
+/// its first packet and again every second, and so is each simulcast layer's dynacast state
+/// (`PipeMessage.layerState`). Lives on the origin router's event loop.
 final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendable {
     let transport: PipeTransport
     /// Piped producers by their index on the pipe.
@@ -162,12 +163,21 @@ final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendab
         bytes.withUnsafeBytes { _ = transport.sendRTCP($0) }
     }
 
-    /// Every second: each layer's SSRC again, `announcementsPerPacket` to a compound packet (an
-    /// announcement lost on the way would otherwise leave that layer unrouted at the far end).
+    /// Every second: each layer's SSRC again (an announcement lost on the way would otherwise
+    /// leave that layer unrouted at the far end), and each simulcast layer's dynacast state (a
+    /// layer paused here is offered there at its peak), `announcementsPerPacket` to a compound
+    /// packet.
     private func announceAll() {
-        let messages = announced.flatMap { index, layers in
+        let ssrcs = announced.flatMap { index, layers in
             layers.map { PipeMessage.layerSSRC(producer: index, layer: UInt16(clamping: $0.key), ssrc: $0.value) }
         }
+        let states = producers.flatMap { index, producer in
+            zip(producer.pausedByPublisher, producer.recentPeakBitrates).enumerated().map { layer, state in
+                PipeMessage.layerState(producer: index, layer: UInt16(clamping: layer), paused: state.0,
+                                       peakBitsPerSecond: UInt32(clamping: state.1))
+            }
+        }
+        let messages = ssrcs + states
         for start in stride(from: 0, to: messages.count, by: Self.announcementsPerPacket) {
             var bytes: [UInt8] = []
             for message in messages[start..<min(start + Self.announcementsPerPacket, messages.count)] {
