@@ -9,7 +9,7 @@ import Testing
 /// A `PipeOriginEnd` and a `PipeFarEnd`, each on its own event loop (as two media workers),
 /// over two real `PipeTransport`s on 127.0.0.1.
 struct PipeEndsTests {
-    @Test("a layer the origin's publisher was told to pause is offered to the far copy's allocators at the origin's peak, and resumes there when the origin resumes it")
+    @Test("a layer the origin's publisher was told to pause is offered to the far copy's allocators at the origin's peak, and resumes there when the origin resumes it; the far end answers echoes (the pipe's delay)")
     func pausedLayerReachesTheCopy() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loops = Array(group.makeIterator())
@@ -65,6 +65,11 @@ struct PipeEndsTests {
         let resumed = try await copyState(once: [false, false, false])
         #expect(resumed?.0 == [false, false, false], "f resumed at the origin")
         #expect(resumed?.1 == [0, 0, peak], "offered at its peak while it resumes")
+
+        // The far end answered the origin's echo requests (one a second): the pipe's delay, on
+        // loopback between two loops that do nothing else, well under 50 ms.
+        let delay = try await loops[0].submit { origin.delay.oneWaySeconds }.get()
+        #expect(delay.map { $0 < 0.05 } == true, "\(String(describing: delay))")
         await origin.close()
         await far.close()
         try await group.shutdownGracefully()

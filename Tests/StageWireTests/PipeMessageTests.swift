@@ -11,7 +11,17 @@ struct PipeMessageTests {
         .demand(producer: .max, layers: 0),
         .layerState(producer: 2, layer: 2, paused: true, peakBitsPerSecond: 1_500_000),
         .layerState(producer: 0, layer: 0, paused: false, peakBitsPerSecond: .max),
+        .echoRequest(token: 0x0102_0304_0506_0708),
+        .echoReply(token: .max),
+        .echoReply(token: 0),
     ]
+
+    @Test("an echo's reserved word is ignored")
+    func echoReservedWordIgnored() {
+        var packet = PipeMessage.echoRequest(token: 77).packet(sender: 9)
+        packet.body[8] = 0xFF
+        #expect(PipeMessage(packet) == .echoRequest(token: 77))
+    }
 
     @Test("a layer state's reserved flag bits are ignored")
     func reservedFlagsIgnored() {
@@ -38,7 +48,7 @@ struct PipeMessageTests {
     static let notMessages: [(String, RTCPRawPacket)] = {
         let valid = PipeMessage.demand(producer: 1, layers: 1).packet(sender: 9)
         var otherName = valid; otherName.body[4] = UInt8(ascii: "X")
-        var otherSubtype = valid; otherSubtype.count = 4
+        var otherSubtype = valid; otherSubtype.count = 6
         var short = valid; short.body.removeLast(4)
         var long = valid; long.body += [0, 0, 0, 0]
         var otherType = valid; otherType.packetType = .receiverReport

@@ -135,7 +135,8 @@ def test_one_publisher_reaches_subscribers_on_two_workers_through_the_pipe(netla
         ("received", 'proscenium_media_pipe_packets{direction="received"}'),
         ("asked", 'proscenium_media_pipe_nacked_packets{outcome="asked"}'),
         ("resent", 'proscenium_media_pipe_nacked_packets{outcome="resent"}'),
-        ("keyframes", "proscenium_media_pipe_keyframe_requests"))}
+        ("keyframes", "proscenium_media_pipe_keyframe_requests"),
+        ("delay", 'proscenium_media_pipe_delay_seconds{stat="max"}'))}
     decode_errors = [max((n for _, n in counter_samples(g, "host", "decodeErrors")), default=None) for g in guests]
     print(f"placed: routers {_worker(placed, 'proscenium_media_worker_routers')}, consumers "
           f"{_worker(placed, 'proscenium_media_worker_consumers')}; wide, {PIPE_LOSS:.0%} pipe loss: near decoded {near_rate:.2f} "
@@ -147,6 +148,8 @@ def test_one_publisher_reaches_subscribers_on_two_workers_through_the_pipe(netla
     assert _worker(placed, "proscenium_media_worker_routers") == {0: 1, 1: 1}, placed
     assert _worker(placed, "proscenium_media_worker_consumers") == {0: 2, 1: 2}, placed
     assert pipe["pipes"] == 1 and pipe["sent"] > 1000, pipe
+    # What the pipe adds, from its echoes: on the server's loopback, under 50 ms.
+    assert 0 < pipe["delay"] < 0.05, pipe
     # Frames on the far side, behind a pipe losing 2 %, as many as on the near side (the host sends 20 a second).
     assert near_rate > 15 and far_rate >= 0.99 * near_rate, (near_rate, far_rate)
     # NACK repair across the pipe: the far end asked for what the pipe lost and got it.

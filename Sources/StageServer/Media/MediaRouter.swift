@@ -270,6 +270,7 @@ final class MediaRouter: @unchecked Sendable {
             activity.nacked += end.nacked
             activity.resent += end.resent
             activity.keyframeRequests += end.keyframeRequests
+            if let delay = end.delay.oneWaySeconds { activity.delays.append(delay) }
         }
         if let pipeFromOrigin { activity.packetsReceived += pipeFromOrigin.transport.packetsReceived }
     }

@@ -14,12 +14,20 @@
 /// |                 the layer's recent peak, bits per second       |
 /// ```
 ///
+/// and, for the pipe's round-trip time, without a producer (its word reserved, 0):
+///
+/// ```
+/// |  subtype 4: echo request — token, 64 bits (the sender's clock) |
+/// |  subtype 5: echo reply   — the request's token                 |
+/// ```
+///
 /// The origin end announces each layer's SSRC (subtype 1) before that SSRC's first packet and
 /// again every second, and every second each simulcast layer's dynacast state (subtype 3: a
 /// layer its publisher was told to pause stays on offer to the far side's allocators at its
 /// peak); the far end tells which layers its subscribers use (subtype 2), for the origin's
-/// dynacast. Flags bits other than bit 0 are reserved: sent as 0, ignored. Any other APP packet
-/// is not a pipe message.
+/// dynacast. The origin asks for an echo every second (subtype 4), which the far end answers at
+/// once (subtype 5): the pipe's delay. Reserved bits are sent as 0 and ignored. Any other APP
+/// packet is not a pipe message.
 public enum PipeMessage: Hashable, Sendable {
     /// Packets of the piped producer's `layer` (0 for a track without simulcast) arrive on `ssrc`.
     case layerSSRC(producer: UInt32, layer: UInt16, ssrc: UInt32)
@@ -28,6 +36,10 @@ public enum PipeMessage: Hashable, Sendable {
     /// Whether the piped producer's publisher was told to pause `layer` (dynacast), and that
     /// layer's recent peak bitrate at the origin.
     case layerState(producer: UInt32, layer: UInt16, paused: Bool, peakBitsPerSecond: UInt32)
+    /// Asks the other end to send `token` back at once.
+    case echoRequest(token: UInt64)
+    /// The token of an echo request.
+    case echoReply(token: UInt64)
 
     /// The APP name, "PRSC".
     public static let name: [UInt8] = Array("PRSC".utf8)
@@ -54,6 +66,10 @@ public enum PipeMessage: Hashable, Sendable {
             body.appendBigEndian(layer)
             body.appendBigEndian(UInt16(paused ? 1 : 0))
             body.appendBigEndian(peak)
+        case let .echoRequest(token), let .echoReply(token):
+            body.appendBigEndian(UInt32(0))
+            body.appendBigEndian(UInt32(truncatingIfNeeded: token >> 32))
+            body.appendBigEndian(UInt32(truncatingIfNeeded: token))
         }
         return RTCPRawPacket(packetType: .applicationDefined, count: subtype, body: body)
     }
@@ -69,6 +85,8 @@ public enum PipeMessage: Hashable, Sendable {
         case .layerSSRC: 1
         case .demand: 2
         case .layerState: 3
+        case .echoRequest: 4
+        case .echoReply: 5
         }
     }
 
@@ -84,6 +102,8 @@ public enum PipeMessage: Hashable, Sendable {
             case 1: return .layerSSRC(producer: producer, layer: UInt16(first >> 16), ssrc: second)
             case 2: return .demand(producer: producer, layers: first)
             case 3: return .layerState(producer: producer, layer: UInt16(first >> 16), paused: first & 1 != 0, peakBitsPerSecond: second)
+            case 4: return .echoRequest(token: UInt64(first) << 32 | UInt64(second))
+            case 5: return .echoReply(token: UInt64(first) << 32 | UInt64(second))
             default: return nil
             }
         }

@@ -8,8 +8,8 @@ import StageWire
 /// would a publisher's. What they need goes back: each copy NACKs what the pipe lost (RFC 4585
 /// §6.2.1) and asks for keyframes (PLI, RFC 4585 §6.3.1) as a publisher connection does, and
 /// once a second tells the origin which layers its consumers use (`PipeMessage.demand`); the
-/// layers the origin paused stay on offer to them (`PipeMessage.layerState`). Lives on the far
-/// router's event loop.
+/// layers the origin paused stay on offer to them (`PipeMessage.layerState`); the origin's
+/// echo requests are answered at once. Lives on the far router's event loop.
 final class PipeFarEnd: PipeTransportDelegate, @unchecked Sendable {
     let transport: PipeTransport
     /// Copies by their index on the pipe.
@@ -106,6 +106,10 @@ final class PipeFarEnd: PipeTransportDelegate, @unchecked Sendable {
                     }
                 case .layerState(let index, let layer, let paused, let peak)?:
                     copies[index]?.producer.setOriginLayer(Int(layer), paused: paused, peakBitrate: Int(peak))
+                case .echoRequest(let token)?:
+                    var bytes: [UInt8] = []
+                    PipeMessage.echoReply(token: token).serialize(sender: Self.senderSSRC, into: &bytes)
+                    bytes.withUnsafeBytes { _ = transport.sendRTCP($0) }
                 default: break
                 }
             default: break

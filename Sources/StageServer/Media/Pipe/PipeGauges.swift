@@ -2,8 +2,9 @@ import Metrics
 
 /// The open pipes between routers, as `/metrics` gauges refreshed at each scrape (totals over
 /// the pipes open now): how many, the packets their origin ends sent and their far ends
-/// received, the sequence numbers far ends asked for again and those resent, and the keyframe
-/// requests that came back to the origin.
+/// received, the sequence numbers far ends asked for again and those resent, the keyframe
+/// requests that came back to the origin, and the delay a pipe adds (`PipeDelay`: the mean and
+/// the largest over the pipes measured; 0 when none is).
 enum PipeGauges {
     struct Activity: Sendable, Equatable {
         var pipes = 0
@@ -12,6 +13,8 @@ enum PipeGauges {
         var nacked = 0
         var resent = 0
         var keyframeRequests = 0
+        /// Each measured pipe's one-way delay, in seconds.
+        var delays: [Double] = []
 
         mutating func add(_ other: Activity) {
             pipes += other.pipes
@@ -20,6 +23,7 @@ enum PipeGauges {
             nacked += other.nacked
             resent += other.resent
             keyframeRequests += other.keyframeRequests
+            delays += other.delays
         }
     }
 
@@ -29,6 +33,8 @@ enum PipeGauges {
     private static let nacked = Gauge(label: "proscenium_media_pipe_nacked_packets", dimensions: [("outcome", "asked")])
     private static let resent = Gauge(label: "proscenium_media_pipe_nacked_packets", dimensions: [("outcome", "resent")])
     private static let keyframeRequests = Gauge(label: "proscenium_media_pipe_keyframe_requests")
+    private static let meanDelay = Gauge(label: "proscenium_media_pipe_delay_seconds", dimensions: [("stat", "mean")])
+    private static let maxDelay = Gauge(label: "proscenium_media_pipe_delay_seconds", dimensions: [("stat", "max")])
 
     static func record(_ activity: Activity) {
         pipes.record(activity.pipes)
@@ -37,5 +43,7 @@ enum PipeGauges {
         nacked.record(activity.nacked)
         resent.record(activity.resent)
         keyframeRequests.record(activity.keyframeRequests)
+        meanDelay.record(activity.delays.isEmpty ? 0 : activity.delays.reduce(0, +) / Double(activity.delays.count))
+        maxDelay.record(activity.delays.max() ?? 0)
     }
 }

@@ -10,7 +10,8 @@ import StageWire
 /// publisher for that layer, and the layers its subscribers use (`PipeMessage.demand`) into the
 /// producer's dynacast demand. Each layer's SSRC is announced (`PipeMessage.layerSSRC`) before
 /// its first packet and again every second, and so is each simulcast layer's dynacast state
-/// (`PipeMessage.layerState`). Lives on the origin router's event loop.
+/// (`PipeMessage.layerState`); an echo every second measures the pipe's delay (`PipeDelay`).
+/// Lives on the origin router's event loop.
 final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendable {
     let transport: PipeTransport
     /// Piped producers by their index on the pipe.
@@ -28,6 +29,8 @@ final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendab
     private(set) var nacked = 0, resent = 0
     /// Keyframe requests from the far end (passed to the publisher, rate limited there).
     private(set) var keyframeRequests = 0
+    /// What the pipe adds to a packet's way, from its echoes.
+    private(set) var delay = PipeDelay()
     static let senderSSRC: UInt32 = 2
 
     /// What the far end needs to make its copy of a piped producer.
@@ -45,6 +48,7 @@ final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendab
         let weak = NIOLoopBound(WeakEnd(end: self), eventLoop: transport.eventLoop)
         announceTask = transport.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
             weak.value.end?.announceAll()
+            weak.value.end?.requestEcho()
         }
     }
 
@@ -125,8 +129,13 @@ final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendab
             case .fullIntraRequest(let fir): for entry in fir.entries { keyframe(ssrc: entry.ssrc) }
             case .genericNACK(let nack): resend(ssrc: nack.mediaSSRC, sequences: nack.lostSequenceNumbers, now: now)
             case .raw(let raw):
-                if case .demand(let index, let bits)? = PipeMessage(raw), let producer = producers[index] {
+                switch PipeMessage(raw) {
+                case .demand(let index, let bits)?:
+                    guard let producer = producers[index] else { continue }
                     producer.setDemand(producer.layers.indices.map { bits & (1 << UInt32($0)) != 0 }, behind: self)
+                case .echoReply(let token)?:
+                    delay.echoed(sentAt: token, now: NIODeadline.now().uptimeNanoseconds)
+                default: break
                 }
             default: break
             }
@@ -185,6 +194,13 @@ final class PipeOriginEnd: ProducerTap, PipeTransportDelegate, @unchecked Sendab
             }
             bytes.withUnsafeBytes { _ = transport.sendRTCP($0) }
         }
+    }
+
+    /// Asks the far end for an echo of the clock now (`PipeMessage.echoRequest`).
+    private func requestEcho() {
+        var bytes: [UInt8] = []
+        PipeMessage.echoRequest(token: NIODeadline.now().uptimeNanoseconds).serialize(sender: Self.senderSSRC, into: &bytes)
+        bytes.withUnsafeBytes { _ = transport.sendRTCP($0) }
     }
 
     /// 24 bytes each: a compound of 40 stays within a 1200-byte datagram.
