@@ -167,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "stage-bench",
             dependencies: [
-                "StageKit", "StageProtocol", "StageControl", "StageTransport", "StageMedia",
+                "StageKit", "StageProtocol", "StageControl", "StageTransport", "StageMedia", "StageSubprocess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

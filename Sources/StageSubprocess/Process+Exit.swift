@@ -11,10 +11,8 @@ extension Process {
     /// nobody has reaped yet is a zombie: state `Z` in `/proc/PID/stat` (proc(5)).
     public var hasExited: Bool {
         guard isRunning else { return true }
-        guard let stat = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8) else { return true }
-        // "PID (COMMAND) STATE …": the command may hold spaces and parentheses, the state follows the last ")".
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first == "Z"
+        guard let line = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8) else { return true }
+        return ProcStat(line)?.state == "Z"
     }
 
     /// The exit status (or the signal that ended it), once Foundation has reaped the child; nil

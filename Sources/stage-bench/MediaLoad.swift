@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import StageSubprocess
 import StageTransport
 import StageWire
 
@@ -119,15 +120,7 @@ final class Pacer: @unchecked Sendable {
 
 /// CPU seconds (user + system) a process has used so far, from /proc.
 func processCPUSeconds(pid: Int32) -> Double {
-    cpuSeconds(statFile: "/proc/\(pid)/stat") ?? .nan
-}
-
-/// utime + stime (proc(5) fields 14 and 15) of a process's or thread's stat file, in seconds.
-func cpuSeconds(statFile: String) -> Double? {
-    guard let stat = try? String(contentsOfFile: statFile, encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    ProcStat.read("/proc/\(pid)/stat")?.cpuSeconds() ?? .nan
 }
 
 /// CPU seconds of each thread of `pid` whose name (/proc/<pid>/task/<tid>/comm) starts with
@@ -138,7 +131,7 @@ func threadCPUSeconds(pid: Int32, namePrefix: String) -> [String: Double] {
     for task in tasks {
         guard let name = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines), name.hasPrefix(namePrefix),
-              let cpu = cpuSeconds(statFile: "/proc/\(pid)/task/\(task)/stat") else { continue }
+              let cpu = ProcStat.read("/proc/\(pid)/task/\(task)/stat")?.cpuSeconds() else { continue }
         seconds[name] = cpu
     }
     return seconds

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 @testable import StageServer
 import Testing
 
@@ -36,29 +33,5 @@ struct WorkerPlacementTests {
         placement.change(worker: 0, consumers: 100, connections: 10)
         #expect(placement.choose() == 0)
         #expect(WorkerPlacement(workers: 0).loads.count == 1)
-    }
-}
-
-/// `ThreadCPU.parse`: utime and stime (proc(5) fields 14 and 15) after a command name that
-/// may hold spaces and parentheses; nil for what is not a stat line.
-struct ThreadCPUTests {
-    static let cases: [(stat: String, seconds: Double?)] = [
-        ("1234 (NIO-ELT-0-#1) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0", 3.0),
-        ("1234 (a (b) c) R 1 2 3 4 5 6 7 8 9 10 100 0 0 0", 1.0),
-        ("1234 (short) S 1 2 3", nil),
-        ("no parenthesis at all", nil),
-        ("1234 (x) S 1 2 3 4 5 6 7 8 9 10 abc 1", nil),
-    ]
-
-    @Test(arguments: cases.indices)
-    func readsUserAndSystemTicks(_ index: Int) {
-        #expect(ThreadCPU.parse(stat: Self.cases[index].stat, ticksPerSecond: 100) == Self.cases[index].seconds)
-    }
-
-    /// The main thread's id is the process id: its stat file is there and parses.
-    @Test func readsTheMainThread() throws {
-        let seconds = try #require(ThreadCPU.seconds(threadID: getpid()))
-        #expect(seconds >= 0)
-        #expect(ThreadCPU.seconds(threadID: 0) == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import StageSubprocess
 import StageTransport
 
 /// One media worker: an event loop of its own and its media engine — a UDP port and an
@@ -37,20 +38,10 @@ final class MediaWorker: Sendable {
     }
 }
 
-/// A thread's CPU time from /proc/self/task/<tid>/stat (proc(5): utime and stime, fields 14
-/// and 15, in clock ticks).
+/// A thread's CPU time from /proc/self/task/<tid>/stat (`ProcStat`: utime and stime).
 enum ThreadCPU {
     static func seconds(threadID: Int32) -> Double? {
-        guard threadID > 0, let stat = try? String(contentsOfFile: "/proc/self/task/\(threadID)/stat", encoding: .utf8) else { return nil }
-        return parse(stat: stat, ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
-    }
-
-    /// The fields after the command name, which is in parentheses and may hold spaces.
-    static func parse(stat: String, ticksPerSecond: Double) -> Double? {
-        guard ticksPerSecond > 0, let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // Field 3 (state) is the first after the name: utime and stime are fields 14 and 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / ticksPerSecond
+        guard threadID > 0 else { return nil }
+        return ProcStat.read("/proc/self/task/\(threadID)/stat")?.cpuSeconds()
     }
 }
