@@ -3,7 +3,8 @@ import Synchronization
 
 /// SRTP and SRTCP (RFC 3711, RFC 7714) for one DTLS association, with libsrtp2: one inbound
 /// context keyed by the peer's master key and one outbound keyed by ours. Replay protection is
-/// on for what we receive; retransmissions we send (NACK answers) are allowed.
+/// on for what we receive; retransmissions we send (NACK answers) are allowed. RTP we send
+/// with AEAD_AES_128_GCM is sealed on OpenSSL instead (`SRTPAEADSender`: the same bytes).
 ///
 /// Packets are protected and unprotected in place: the buffer must have
 /// `SRTPSession.maxTrailer` (RTP) or `maxRTCPTrailer` (RTCP) spare bytes after the packet for protection.
@@ -26,6 +27,10 @@ public final class SRTPSession: @unchecked Sendable {
             }
         }
 
+        /// libsrtp's codes for a packet too short for its header, and for a cipher that failed.
+        static let badParameter = Failure.other(Int32(srtp_err_status_bad_param.rawValue))
+        static let cipher = Failure.other(Int32(srtp_err_status_cipher_fail.rawValue))
+
         public var description: String {
             switch self {
             case .authentication: "SRTP authentication failed"
@@ -37,13 +42,17 @@ public final class SRTPSession: @unchecked Sendable {
 
     private var inbound: srtp_t?
     private var outbound: srtp_t?
+    /// The RTP we send, under AEAD_AES_128_GCM (nil: libsrtp protects it).
+    private let aeadSender: SRTPAEADSender?
     public let profile: SRTPKeyingMaterial.Profile
 
-    public init(_ keys: SRTPKeyingMaterial) throws {
+    /// - Parameter libsrtpOnly: libsrtp protects our RTP under every profile (tests compare).
+    public init(_ keys: SRTPKeyingMaterial, libsrtpOnly: Bool = false) throws {
         SRTPLibrary.initializeOnce()
         profile = keys.profile
         inbound = try Self.create(keys.profile, key: keys.remote, direction: ssrc_any_inbound)
         outbound = try Self.create(keys.profile, key: keys.local, direction: ssrc_any_outbound)
+        aeadSender = keys.profile == .aeadAes128Gcm && !libsrtpOnly ? SRTPAEADSender(master: keys.local) : nil
     }
 
     deinit {
@@ -82,6 +91,7 @@ public final class SRTPSession: @unchecked Sendable {
     /// Protects an RTP packet in place (the buffer needs `maxTrailer` spare bytes); returns the SRTP length.
     public func protectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
         precondition(packet.count >= length + Self.maxTrailer, "protectRTP needs maxTrailer spare bytes")
+        if let aeadSender { return try aeadSender.protect(packet, length: length) }
         return try Self.transform(outbound, packet, length) { srtp_protect($0, $1, $2) }
     }
 

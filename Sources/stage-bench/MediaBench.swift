@@ -79,9 +79,7 @@ struct MediaBench: AsyncParsableCommand {
             }
         }
         report += row("floor", floor) + "\n"
-        if runs.count > 1 {
-            report += "  CPU per packet, \(runs.last!.name) / \(runs[0].name): \(String(format: "%.2f", runs.last!.result.cpuPerMillion / sfu.cpuPerMillion))×\n"
-        }
+        if runs.count > 1 { report += Self.cpuComparison(runs) }
         if let janusResult { report += row("janus 1.1.2", janusResult) + "\n" }
         report += "  stage-server / floor CPU per packet: \(String(format: "%.2f", sfu.cpuPerMillion / floor.cpuPerMillion))×"
         if let janusResult {
@@ -90,6 +88,23 @@ struct MediaBench: AsyncParsableCommand {
         report += "; added latency vs floor (p50 difference): \(String(format: "%.0f", sfu.p50 - floor.p50)) µs"
         print(report)
         try await clients.shutdownGracefully()
+    }
+
+    /// CPU per packet of the last run's configuration over the first's: of the two runs, or,
+    /// when `--workers` repeats them (`1 2 1 2 1 2`: alternating, so drift on a shared machine
+    /// falls on both), of their medians, with each adjacent pair's ratio.
+    static func cpuComparison(_ runs: [(name: String, result: Result)]) -> String {
+        let first = runs[0].name, last = runs[runs.count - 1].name
+        let cpu = { (name: String) in runs.filter { $0.name == name }.map(\.result.cpuPerMillion) }
+        let (ofFirst, ofLast) = (cpu(first), cpu(last))
+        guard ofFirst.count > 1 || ofLast.count > 1 else {
+            return "  CPU per packet, \(last) / \(first): \(String(format: "%.2f", ofLast[0] / ofFirst[0]))×\n"
+        }
+        let pairs = zip(runs, runs.dropFirst()).filter { $0.0.name == first && $0.1.name == last }
+            .map { String(format: "%.2f", $0.1.result.cpuPerMillion / $0.0.result.cpuPerMillion) }
+        return "  CPU per packet, \(last) / \(first): \(String(format: "%.2f", median(ofLast) / median(ofFirst)))× "
+            + "(medians of \(ofLast.count) and \(ofFirst.count) alternating runs, \(String(format: "%.2f", median(ofLast))) and "
+            + "\(String(format: "%.2f", median(ofFirst))) CPU s / M pkt; each pair: \(pairs.joined(separator: ", ")))\n"
     }
 
     /// Every subscriber receives every publisher of its stage.
