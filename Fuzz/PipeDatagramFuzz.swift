@@ -5,9 +5,10 @@
 // Fresh sessions per input (fixed keys, so a crash reproduces). Byte 0 picks the check, the
 // rest is the datagram or the plaintext:
 // 0. the rest as a datagram: refused (nothing unauthenticated is taken);
-// 1. the rest protected by the far end as its kind (RTP or RTCP by RFC 5761 §4), when libsrtp
-//    protects it: opened to the same bytes (RTP only when its header parses, else pipe_malformed),
-//    and the same datagram again is a replay;
+// 1. the rest protected by the far end as its kind (RTP or RTCP by RFC 5761 §4), when it can
+//    be (RTP sealed by SRTPAEADSender on OpenSSL, RTCP by libsrtp): opened by libsrtp to the same
+//    bytes (RTP only when its header parses, else pipe_malformed), and the same datagram again is
+//    a replay;
 // 2. as 1, then one byte (at byte 1 of the input, xor byte 2, not 0) changed: refused.
 import StageWire
 

@@ -111,7 +111,7 @@ for target in "${targets[@]}"; do
       printf '\x01\x80\x60\x00\x01\x00\x00\x0b\xb8\x50\x49\x50\x45payload' > "$corpus/seed-rtp"
       printf '\x01\x81\xc9\x00\x07\x50\x49\x50\x45abcdefghijklmnopqrstuvwx' > "$corpus/seed-rtcp"
       printf '\x02\x14\x01\x80\x60\x00\x02\x00\x00\x0b\xb8\x50\x49\x50\x45payload' > "$corpus/seed-changed"
-      # StageWire as its own module; StageTransport's libsrtp wrapper, drop reasons and the pipe's receive path
+      # StageWire as its own module; StageTransport's SRTP (libsrtp, and OpenSSL's GCM for what it seals), drop reasons and the pipe's receive path
       # (no NIO) with Fuzz/Support/MetricsShim.swift as `Metrics`; libsrtp2 is linked as Debian ships it.
       dir=.build-fuzz/pipe; mkdir -p "$dir"
       features=(-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny)
@@ -120,8 +120,8 @@ for target in "${targets[@]}"; do
       swiftc -O -parse-as-library -swift-version 6 -module-name Metrics -emit-module -emit-module-path "$dir/Metrics.swiftmodule" \
         -emit-library -static -o "$dir/libMetrics.a" Fuzz/Support/MetricsShim.swift
       swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageTransport "${features[@]}" -use-ld=lld \
-        -I "$dir" -I Sources/CSRTP -L "$dir" -lStageWire -lMetrics \
-        Sources/StageTransport/{MediaDropReason,SRTPSession,SRTPKeyingMaterial,PipeDatagram}.swift Fuzz/PipeDatagramFuzz.swift \
+        -I "$dir" -I Sources/CSRTP -I Sources/COpenSSL -L "$dir" -lStageWire -lMetrics \
+        Sources/StageTransport/{MediaDropReason,SRTPSession,SRTPAEADSender,SRTPSendIndex,SRTPKeyingMaterial,PipeDatagram}.swift Fuzz/PipeDatagramFuzz.swift \
         -o .build-fuzz/pipe-fuzz
       max_len=2100 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;

@@ -22,40 +22,6 @@ void stage_ssl_set_mtu(SSL *ssl, long mtu) {
     DTLS_set_link_mtu(ssl, mtu);
 }
 
-EVP_CIPHER_CTX *stage_gcm_create(const unsigned char key[16]) {
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    if (ctx == NULL) return NULL;
-    if (EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), NULL, NULL, NULL) != 1
-        || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, 12, NULL) != 1
-        || EVP_EncryptInit_ex(ctx, NULL, NULL, key, NULL) != 1) {
-        EVP_CIPHER_CTX_free(ctx);
-        return NULL;
-    }
-    return ctx;
-}
-
-void stage_gcm_destroy(EVP_CIPHER_CTX *ctx) { EVP_CIPHER_CTX_free(ctx); }
-
-int stage_gcm_seal(EVP_CIPHER_CTX *ctx, const unsigned char iv[12], const unsigned char *aad, int aad_length,
-                   unsigned char *data, int length) {
-    int written = 0;
-    if (EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) != 1) return 0;
-    if (aad_length > 0 && EVP_EncryptUpdate(ctx, NULL, &written, aad, aad_length) != 1) return 0;
-    if (length > 0 && EVP_EncryptUpdate(ctx, data, &written, data, length) != 1) return 0;
-    if (EVP_EncryptFinal_ex(ctx, data + length, &written) != 1) return 0;   // GCM: nothing more to write
-    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, data + length);
-}
-
-int stage_aes128_block(const unsigned char key[16], const unsigned char in[16], unsigned char out[16]) {
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    int written = 0, ok = ctx != NULL
-        && EVP_EncryptInit_ex(ctx, EVP_aes_128_ecb(), NULL, key, NULL) == 1
-        && EVP_CIPHER_CTX_set_padding(ctx, 0) == 1
-        && EVP_EncryptUpdate(ctx, out, &written, in, 16) == 1 && written == 16;
-    EVP_CIPHER_CTX_free(ctx);
-    return ok;
-}
-
 int stage_ctx_set_srtp_profiles(SSL_CTX *ctx, const char *profiles) {
     return SSL_CTX_set_tlsext_use_srtp(ctx, profiles);
 }

@@ -1,4 +1,4 @@
-internal import CStageShims
+internal import COpenSSL
 
 /// Protects the RTP we send with AEAD_AES_128_GCM (RFC 7714 §8–§11) on OpenSSL's AES-GCM: one
 /// cipher context keyed once with the session key, and per packet one seal with its IV. The
@@ -22,12 +22,18 @@ final class SRTPAEADSender {
         let masterKey = Array(master[..<16]), masterSalt = Array(master[16...])
         guard let key = Self.derive(label: 0x00, count: 16, masterKey: masterKey, masterSalt: masterSalt),
               let salt = Self.derive(label: 0x02, count: 12, masterKey: masterKey, masterSalt: masterSalt),
-              let context = stage_gcm_create(key) else { return nil }
+              let context = EVP_CIPHER_CTX_new() else { return nil }
+        guard EVP_EncryptInit_ex(context, EVP_aes_128_gcm(), nil, nil, nil) == 1,
+              EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, 12, nil) == 1,
+              EVP_EncryptInit_ex(context, nil, nil, key, nil) == 1 else {
+            EVP_CIPHER_CTX_free(context)
+            return nil
+        }
         self.context = context
         self.salt = salt
     }
 
-    deinit { stage_gcm_destroy(context) }
+    deinit { EVP_CIPHER_CTX_free(context) }
 
     /// Seals the RTP packet of `length` bytes in place (the buffer needs `tagLength` spare
     /// bytes after it); returns the SRTP length.
@@ -41,7 +47,7 @@ final class SRTPAEADSender {
         guard let index = indices[ssrc, default: SRTPSendIndex()].index(of: sequence) else { throw .replay }
         // RFC 7714 §8.1: the IV is 00 00 ‖ SSRC ‖ ROC ‖ SEQ, XOR the session salt.
         let roc = UInt32(truncatingIfNeeded: index >> 16)
-        let sealed = iv.withUnsafeMutableBufferPointer { iv -> Int32 in
+        let sealed = iv.withUnsafeMutableBufferPointer { iv -> Bool in
             iv[0] = salt[0]
             iv[1] = salt[1]
             for i in 0..<4 {
@@ -50,11 +56,24 @@ final class SRTPAEADSender {
             }
             iv[10] = salt[10] ^ bytes[2]
             iv[11] = salt[11] ^ bytes[3]
-            // The header is authenticated, the payload (padding included) encrypted (RFC 7714 §8.2).
-            return stage_gcm_seal(context, iv.baseAddress, bytes, Int32(headerLength), bytes + headerLength, Int32(length - headerLength))
+            return seal(iv: iv.baseAddress!, header: bytes, headerLength: Int32(headerLength),
+                        payload: bytes + headerLength, payloadLength: Int32(length - headerLength))
         }
-        guard sealed == 1 else { throw .cipher }
+        guard sealed else { throw .cipher }
         return length + Self.tagLength
+    }
+
+    /// The header is authenticated, the payload (padding included) encrypted in place, and the
+    /// tag written after it (RFC 7714 §8.2).
+    private func seal(iv: UnsafePointer<UInt8>, header: UnsafePointer<UInt8>, headerLength: Int32,
+                      payload: UnsafeMutablePointer<UInt8>, payloadLength: Int32) -> Bool {
+        var written: Int32 = 0
+        guard EVP_EncryptInit_ex(context, nil, nil, nil, iv) == 1,
+              EVP_EncryptUpdate(context, nil, &written, header, headerLength) == 1,
+              payloadLength == 0 || EVP_EncryptUpdate(context, payload, &written, payload, payloadLength) == 1,
+              // GCM writes nothing more here.
+              EVP_EncryptFinal_ex(context, payload + Int(payloadLength), &written) == 1 else { return false }
+        return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagLength), payload + Int(payloadLength)) == 1
     }
 
     /// The RTP header's length (RFC 3550 §5.1: 12 bytes, the CSRCs, the extension), nil when the
@@ -77,7 +96,11 @@ final class SRTPAEADSender {
         var block = masterSalt + [UInt8](repeating: 0, count: 16 - masterSalt.count)
         block[7] ^= label
         var out = [UInt8](repeating: 0, count: 16)
-        guard stage_aes128_block(masterKey, block, &out) == 1 else { return nil }
+        guard let context = EVP_CIPHER_CTX_new() else { return nil }
+        defer { EVP_CIPHER_CTX_free(context) }
+        var written: Int32 = 0
+        guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, masterKey, nil) == 1, EVP_CIPHER_CTX_set_padding(context, 0) == 1,
+              EVP_EncryptUpdate(context, &out, &written, block, 16) == 1, written == 16 else { return nil }
         return Array(out.prefix(count))
     }
 }

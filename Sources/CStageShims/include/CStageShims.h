@@ -21,17 +21,6 @@ int stage_ctx_configure_dtls12(SSL_CTX *ctx);
 /// BIO_set_mem_eof_return(bio, -1): an empty memory BIO means "retry", not end of file.
 void stage_bio_set_retry_on_empty(BIO *bio);
 
-#include <openssl/evp.h>
-/// AES-128-GCM keyed once, for SRTP's AEAD_AES_128_GCM (RFC 7714); NULL when out of memory.
-EVP_CIPHER_CTX *stage_gcm_create(const unsigned char key[16]);
-void stage_gcm_destroy(EVP_CIPHER_CTX *ctx);
-/// Seals `length` bytes at `data` in place under the 12-byte `iv`, with `aad_length` bytes at
-/// `aad` authenticated too, and writes the 16-byte tag at `data + length`. 1 on success.
-int stage_gcm_seal(EVP_CIPHER_CTX *ctx, const unsigned char iv[12], const unsigned char *aad, int aad_length,
-                   unsigned char *data, int length);
-/// AES-128 of one 16-byte block under `key` (the AES-CM PRF of SRTP's key derivation). 1 on success.
-int stage_aes128_block(const unsigned char key[16], const unsigned char in[16], unsigned char out[16]);
-
 #include <stddef.h>
 #include <sys/socket.h>
 /// Datagrams for one sendmmsg(2); C owns the `struct mmsghdr` layout, which glibc declares
