@@ -1,14 +1,14 @@
 // libFuzzer target for a pipe's receive path (StageTransport's PipeDatagram.open: RFC 5761
-// classification, SRTP/SRTCP unprotection with libsrtp, the RTP header check). Build and run
-// with scripts/fuzz.sh (swiftc -sanitize=fuzzer,address; libsrtp2 itself is not instrumented).
+// classification, SRTP unprotection (SRTPAEAD on OpenSSL) and SRTCP's (libsrtp), the RTP
+// header check). Build and run with scripts/fuzz.sh (swiftc -sanitize=fuzzer,address; libsrtp2
+// and OpenSSL themselves are not instrumented).
 //
 // Fresh sessions per input (fixed keys, so a crash reproduces). Byte 0 picks the check, the
 // rest is the datagram or the plaintext:
 // 0. the rest as a datagram: refused (nothing unauthenticated is taken);
 // 1. the rest protected by the far end as its kind (RTP or RTCP by RFC 5761 §4), when it can
-//    be (RTP sealed by SRTPAEADSender on OpenSSL, RTCP by libsrtp): opened by libsrtp to the same
-//    bytes (RTP only when its header parses, else pipe_malformed), and the same datagram again is
-//    a replay;
+//    be (RTP by SRTPAEAD on OpenSSL, RTCP by libsrtp): opened to the same bytes (RTP only when
+//    its header parses, else pipe_malformed), and the same datagram again is a replay;
 // 2. as 1, then one byte (at byte 1 of the input, xor byte 2, not 0) changed: refused.
 import StageWire
 

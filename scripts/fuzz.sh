@@ -121,7 +121,7 @@ for target in "${targets[@]}"; do
         -emit-library -static -o "$dir/libMetrics.a" Fuzz/Support/MetricsShim.swift
       swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name StageTransport "${features[@]}" -use-ld=lld \
         -I "$dir" -I Sources/CSRTP -I Sources/COpenSSL -L "$dir" -lStageWire -lMetrics \
-        Sources/StageTransport/{MediaDropReason,SRTPSession,SRTPAEADSender,SRTPSendIndex,SRTPKeyingMaterial,PipeDatagram}.swift Fuzz/PipeDatagramFuzz.swift \
+        Sources/StageTransport/{MediaDropReason,SRTPSession,SRTPAEAD,SRTPIndexWindow,SRTPKeyingMaterial,PipeDatagram}.swift Fuzz/PipeDatagramFuzz.swift \
         -o .build-fuzz/pipe-fuzz
       max_len=2100 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;

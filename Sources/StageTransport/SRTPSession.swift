@@ -3,8 +3,8 @@ import Synchronization
 
 /// SRTP and SRTCP (RFC 3711, RFC 7714) for one DTLS association, with libsrtp2: one inbound
 /// context keyed by the peer's master key and one outbound keyed by ours. Replay protection is
-/// on for what we receive; retransmissions we send (NACK answers) are allowed. RTP we send
-/// with AEAD_AES_128_GCM is sealed on OpenSSL instead (`SRTPAEADSender`: the same bytes).
+/// on for what we receive; retransmissions we send (NACK answers) are allowed. RTP under
+/// AEAD_AES_128_GCM is sealed and opened on OpenSSL instead (`SRTPAEAD`: the same bytes).
 ///
 /// Packets are protected and unprotected in place: the buffer must have
 /// `SRTPSession.maxTrailer` (RTP) or `maxRTCPTrailer` (RTCP) spare bytes after the packet for protection.
@@ -27,8 +27,10 @@ public final class SRTPSession: @unchecked Sendable {
             }
         }
 
-        /// libsrtp's codes for a packet too short for its header, and for a cipher that failed.
+        /// libsrtp's codes for a packet too short for its header, for one too short for its tag,
+        /// and for a cipher that failed.
         static let badParameter = Failure.other(Int32(srtp_err_status_bad_param.rawValue))
+        static let parse = Failure.other(Int32(srtp_err_status_parse_err.rawValue))
         static let cipher = Failure.other(Int32(srtp_err_status_cipher_fail.rawValue))
 
         public var description: String {
@@ -42,17 +44,20 @@ public final class SRTPSession: @unchecked Sendable {
 
     private var inbound: srtp_t?
     private var outbound: srtp_t?
-    /// The RTP we send, under AEAD_AES_128_GCM (nil: libsrtp protects it).
-    private let aeadSender: SRTPAEADSender?
+    /// The RTP we send and receive under AEAD_AES_128_GCM (nil: libsrtp's).
+    private let aeadOut: SRTPAEAD?
+    private let aeadIn: SRTPAEAD?
     public let profile: SRTPKeyingMaterial.Profile
 
-    /// - Parameter libsrtpOnly: libsrtp protects our RTP under every profile (tests compare).
+    /// - Parameter libsrtpOnly: libsrtp protects and unprotects RTP under every profile (tests compare).
     public init(_ keys: SRTPKeyingMaterial, libsrtpOnly: Bool = false) throws {
         SRTPLibrary.initializeOnce()
         profile = keys.profile
         inbound = try Self.create(keys.profile, key: keys.remote, direction: ssrc_any_inbound)
         outbound = try Self.create(keys.profile, key: keys.local, direction: ssrc_any_outbound)
-        aeadSender = keys.profile == .aeadAes128Gcm && !libsrtpOnly ? SRTPAEADSender(master: keys.local) : nil
+        let aead = keys.profile == .aeadAes128Gcm && !libsrtpOnly
+        aeadOut = aead ? SRTPAEAD(master: keys.local) : nil
+        aeadIn = aead ? SRTPAEAD(master: keys.remote) : nil
     }
 
     deinit {
@@ -85,13 +90,14 @@ public final class SRTPSession: @unchecked Sendable {
 
     /// Unprotects an SRTP packet in place; returns the plaintext length.
     public func unprotectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
-        try Self.transform(inbound, packet, length) { srtp_unprotect($0, $1, $2) }
+        if let aeadIn { return try aeadIn.unprotect(packet, length: length) }
+        return try Self.transform(inbound, packet, length) { srtp_unprotect($0, $1, $2) }
     }
 
     /// Protects an RTP packet in place (the buffer needs `maxTrailer` spare bytes); returns the SRTP length.
     public func protectRTP(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(Failure) -> Int {
         precondition(packet.count >= length + Self.maxTrailer, "protectRTP needs maxTrailer spare bytes")
-        if let aeadSender { return try aeadSender.protect(packet, length: length) }
+        if let aeadOut { return try aeadOut.protect(packet, length: length) }
         return try Self.transform(outbound, packet, length) { srtp_protect($0, $1, $2) }
     }
 

@@ -1,10 +1,11 @@
 @testable import StageTransport
 import Testing
 
-/// `SRTPAEADSender` (AEAD_AES_128_GCM on OpenSSL) against libsrtp, the reference: for the same
-/// keys and packets it writes the same bytes, refuses what libsrtp refuses, and libsrtp on the
-/// receiving side opens what it wrote.
-struct SRTPAEADSenderTests {
+/// `SRTPAEAD` (AEAD_AES_128_GCM on OpenSSL) against libsrtp, the reference. Sending: for the
+/// same keys and packets it writes the same bytes and refuses what libsrtp refuses. Receiving:
+/// of the same datagrams — in order, resent, reordered, old, changed, cut — it opens and
+/// refuses the same ones as libsrtp, to the same bytes.
+struct SRTPAEADTests {
     /// One packet to protect: its sequence number, SSRC and shape.
     struct Packet {
         var sequence: UInt16
@@ -62,7 +63,7 @@ struct SRTPAEADSenderTests {
         let (what, packets) = Self.cases[index]
         let keys = Self.keys()
         let ours = try SRTPSession(keys), reference = try SRTPSession(keys, libsrtpOnly: true)
-        let receiver = try SRTPSession(SRTPKeyingMaterial(profile: keys.profile, local: keys.remote, remote: keys.local))
+        let receiver = try SRTPSession(Self.mirrored(keys), libsrtpOnly: true)
         var opened: Set<UInt64> = []
         for (number, packet) in packets.enumerated() {
             let bytes = packet.bytes
@@ -85,6 +86,75 @@ struct SRTPAEADSenderTests {
         }
     }
 
+    static func mirrored(_ keys: SRTPKeyingMaterial) -> SRTPKeyingMaterial {
+        SRTPKeyingMaterial(profile: keys.profile, local: keys.remote, remote: keys.local)
+    }
+
+    /// One datagram to receive, made from the packets protected in order by libsrtp.
+    enum Arrival {
+        /// The datagram of the packet numbered so in the sending order.
+        case packet(Int)
+        /// That datagram with byte `at` (counted from its end when negative) XORed with 0x01.
+        case changed(Int, at: Int)
+        /// That datagram without its last `bytes`.
+        case cut(Int, bytes: Int)
+    }
+
+    /// (what, the packets sent, the order datagrams arrive in).
+    static let arrivals: [(String, [Packet], [Arrival])] = [
+        ("in order, every header shape", cases[0].1, cases[0].1.indices.map { .packet($0) }),
+        ("each twice: the second a replay", run(1, through: 20), (0..<20).flatMap { [.packet($0), .packet($0)] }),
+        ("reordered within the window", run(100, through: 40), (0..<40).map { .packet($0 % 2 == 0 ? $0 + 1 : $0 - 1) }),
+        ("across the wrap, late ones from before it", run(65_300, through: 500),
+         (0..<500).map { .packet($0) } + [.packet(230), .packet(480)]),
+        ("more than the window late", run(1, through: 1_500), (10..<1_500).map { .packet($0) } + [.packet(3), .packet(600)]),
+        ("changed in the payload, the header, the tag: refused, and the real one still taken",
+         run(1, through: 4), [.changed(0, at: 20), .packet(0), .changed(1, at: 3), .changed(1, at: 9), .packet(1),
+                              .changed(2, at: -1), .changed(2, at: -16), .packet(2), .packet(3)]),
+        ("a forged SSRC first: no window made for it", run(1, through: 3), [.changed(0, at: 11), .packet(0), .packet(1), .packet(2)]),
+        ("cut: shorter than the tag, than the header", [Packet(sequence: 1, payload: 4), Packet(sequence: 2, csrcs: 2, payload: 0)],
+         [.cut(0, bytes: 10), .cut(0, bytes: 40), .cut(1, bytes: 16), .cut(1, bytes: 20), .packet(0), .packet(1)]),
+        ("two SSRCs interleaved across a wrap", zip(run(65_500, through: 100, ssrc: 1), run(7, through: 100, ssrc: 2)).flatMap { [$0, $1] },
+         (0..<200).map { .packet($0) } + [.packet(150), .packet(151)]),
+        ("a jump forward past half the numbers, over the wrap, then an old one", [10, 40_000, 5, 6].map { Packet(sequence: $0) },
+         [.packet(0), .packet(1), .packet(2), .packet(3), .packet(1)]),
+    ]
+
+    @Test(arguments: arrivals.indices)
+    func opensWhatLibsrtpOpens(_ index: Int) throws {
+        let (what, packets, arrivals) = Self.arrivals[index]
+        let keys = Self.keys()
+        let sender = try SRTPSession(keys, libsrtpOnly: true)
+        let datagrams = try packets.map { try Self.protect($0.bytes, with: sender) }
+        let ours = try SRTPSession(Self.mirrored(keys)), reference = try SRTPSession(Self.mirrored(keys), libsrtpOnly: true)
+        for (number, arrival) in arrivals.enumerated() {
+            var datagram: [UInt8]
+            switch arrival {
+            case .packet(let n): datagram = datagrams[n]
+            case .changed(let n, let at):
+                datagram = datagrams[n]
+                datagram[at >= 0 ? at : datagram.count + at] ^= 0x01
+            case .cut(let n, let bytes): datagram = Array(datagrams[n].dropLast(bytes))
+            }
+            let mine = Result { try Self.unprotect(datagram, with: ours) }, theirs = Result { try Self.unprotect(datagram, with: reference) }
+            switch (mine, theirs) {
+            case (.success(let mine), .success(let theirs)):
+                #expect(mine == theirs, "\(what): arrival \(number) (\(arrival)) opened to other bytes than libsrtp's")
+            case (.failure(let mine), .failure(let theirs)):
+                #expect((mine as? SRTPSession.Failure) == (theirs as? SRTPSession.Failure),
+                        "\(what): arrival \(number) (\(arrival)): \(mine) where libsrtp said \(theirs)")
+            default:
+                Issue.record("\(what): arrival \(number) (\(arrival)): ours \(mine), libsrtp's \(theirs)")
+            }
+        }
+    }
+
+    static func unprotect(_ datagram: [UInt8], with session: SRTPSession) throws -> [UInt8] {
+        var buffer = datagram
+        let length = try buffer.withUnsafeMutableBytes { try session.unprotectRTP($0, length: datagram.count) }
+        return Array(buffer.prefix(length))
+    }
+
     static func protect(_ packet: [UInt8], with session: SRTPSession) throws -> [UInt8] {
         var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.maxTrailer)
         let length = try buffer.withUnsafeMutableBytes { try session.protectRTP($0, length: packet.count) }
@@ -94,10 +164,10 @@ struct SRTPAEADSenderTests {
     @Test("the session key and salt of RFC 7714's key derivation (libsrtp opens what they seal: above); the PRF's input block")
     func derivationBlock() throws {
         let masterKey = [UInt8](repeating: 0, count: 16), salt = (1...12).map { UInt8($0) }
-        let key = try #require(SRTPAEADSender.derive(label: 0, count: 16, masterKey: masterKey, masterSalt: salt))
-        let sessionSalt = try #require(SRTPAEADSender.derive(label: 2, count: 12, masterKey: masterKey, masterSalt: salt))
+        let key = try #require(SRTPAEAD.derive(label: 0, count: 16, masterKey: masterKey, masterSalt: salt))
+        let sessionSalt = try #require(SRTPAEAD.derive(label: 2, count: 12, masterKey: masterKey, masterSalt: salt))
         #expect(key.count == 16 && sessionSalt.count == 12 && key.prefix(12) != sessionSalt[...])
-        #expect(SRTPAEADSender.derive(label: 0, count: 17, masterKey: masterKey, masterSalt: salt) == nil, "one block at most")
-        #expect(SRTPAEADSender(master: [1, 2, 3]) == nil, "a master key and salt of 28 bytes")
+        #expect(SRTPAEAD.derive(label: 0, count: 17, masterKey: masterKey, masterSalt: salt) == nil, "one block at most")
+        #expect(SRTPAEAD(master: [1, 2, 3]) == nil, "a master key and salt of 28 bytes")
     }
 }
