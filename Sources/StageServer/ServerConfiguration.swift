@@ -62,7 +62,7 @@ public struct ServerConfiguration: Sendable {
     /// Consumers one media worker holds before a stage's new subscribers are placed on a router
     /// on another worker, piped from the stage's first (`--worker-max-consumers`).
     public var workerMaxConsumers = ServerConfiguration.defaultWorkerMaxConsumers
-    public static let defaultWorkerMaxConsumers = 1_000
+    public static let defaultWorkerMaxConsumers = 2_000
 
     /// The most media workers a server runs (each is a thread and two ports).
     public static let maximumMediaWorkers = 256
