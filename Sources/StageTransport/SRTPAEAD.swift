@@ -14,6 +14,9 @@ final class SRTPAEAD {
     private var opener: OpaquePointer?
     /// Each SSRC's indices: sent on, or received and authenticated.
     private var windows: [UInt32: SRTPIndexWindow] = [:]
+    /// At most this many SSRCs are received on (a publisher sends a few, a pipe one per layer of
+    /// each piped track): a peer cannot make the table grow without end.
+    static let maxReceivedSSRCs = 1_024
     /// Room for the IV, reused.
     private var iv = [UInt8](repeating: 0, count: 12)
     /// The GCM tag after each packet.
@@ -61,12 +64,15 @@ final class SRTPAEAD {
 
     /// Opens the SRTP packet of `length` bytes in place; returns the RTP length. Refused: a
     /// packet seen already or a window behind (`.replay`), one whose tag does not verify
-    /// (`.authentication`); only an authenticated packet moves its SSRC's window.
+    /// (`.authentication`), one of an SSRC past `maxReceivedSSRCs` (`.badParameter`); only an
+    /// authenticated packet moves its SSRC's window.
     func unprotect(_ packet: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPSession.Failure) -> Int {
         guard length <= packet.count, let header = Self.header(UnsafeRawBufferPointer(rebasing: packet[..<length])),
               let bytes = packet.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .badParameter }
         guard length - header.length >= Self.tagLength else { throw .parse }
-        let window = windows[header.ssrc] ?? SRTPIndexWindow()
+        guard let window = windows[header.ssrc] ?? (windows.count < Self.maxReceivedSSRCs ? SRTPIndexWindow() : nil) else {
+            throw .badParameter
+        }
         let (index, delta, verdict) = window.estimate(header.sequence)
         guard verdict == .new else { throw .replay }
         guard let opener = opener ?? makeContext(encrypting: false) else { throw .cipher }

@@ -149,6 +149,19 @@ struct SRTPAEADTests {
         }
     }
 
+    @Test("at most 1,024 SSRCs are received on: the next is refused, the ones known go on")
+    func receivedSSRCsAreBounded() throws {
+        let keys = Self.keys()
+        let sender = try SRTPSession(keys, libsrtpOnly: true), receiver = try SRTPSession(Self.mirrored(keys))
+        for ssrc in UInt32(1)...UInt32(SRTPAEAD.maxReceivedSSRCs) {
+            _ = try Self.unprotect(try Self.protect(Packet(sequence: 1, ssrc: ssrc).bytes, with: sender), with: receiver)
+        }
+        let next = try Self.protect(Packet(sequence: 1, ssrc: 0xFFFF).bytes, with: sender)
+        #expect(throws: SRTPSession.Failure.badParameter) { try Self.unprotect(next, with: receiver) }
+        let known = Packet(sequence: 2, ssrc: 7).bytes
+        #expect(try Self.unprotect(try Self.protect(known, with: sender), with: receiver) == known)
+    }
+
     static func unprotect(_ datagram: [UInt8], with session: SRTPSession) throws -> [UInt8] {
         var buffer = datagram
         let length = try buffer.withUnsafeMutableBytes { try session.unprotectRTP($0, length: datagram.count) }
