@@ -4,8 +4,8 @@ internal import COpenSSL
 /// RTP sent under our key is sealed, the RTP received under the peer's opened. A cipher context
 /// keyed once with the session key, and per packet one seal or open with its IV. The same bytes
 /// and the same refusals as libsrtp (the tests compare them), without its per-packet cost
-/// here: Debian's libsrtp2 runs each GCM packet through NSS, which opens and closes a PKCS#11
-/// session per call under locks that every media worker shares. SRTCP stays with libsrtp.
+/// here: Debian's libsrtp2 runs each GCM packet through NSS (`PK11_Encrypt`), whose locks and
+/// allocations per call every media worker shares. SRTCP stays with libsrtp.
 final class SRTPAEAD {
     private let key: [UInt8]
     private let salt: [UInt8]
