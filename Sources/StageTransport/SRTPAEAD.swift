@@ -1,4 +1,5 @@
 internal import COpenSSL
+import StageWire
 
 /// SRTP under AEAD_AES_128_GCM (RFC 7714 §8–§11) for one master key on OpenSSL's AES-GCM: the
 /// RTP sent under our key is sealed, the RTP received under the peer's opened. A cipher context
@@ -44,9 +45,7 @@ final class SRTPAEAD {
         guard length <= packet.count, let header = Self.header(UnsafeRawBufferPointer(rebasing: packet[..<length])),
               let bytes = packet.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .badParameter }
         precondition(packet.count >= length + Self.tagLength, "protect needs tagLength spare bytes")
-        let (index, delta, verdict) = windows[header.ssrc, default: SRTPIndexWindow()].estimate(header.sequence)
-        guard verdict != .tooOld else { throw .replay }
-        windows[header.ssrc, default: SRTPIndexWindow()].add(index: index, delta: delta)
+        guard let index = windows[header.ssrc, default: SRTPIndexWindow()].send(header.sequence) else { throw .replay }
         guard let sealer = sealer ?? makeContext(encrypting: true) else { throw .cipher }
         self.sealer = sealer
         setIV(ssrc: header.ssrc, index: index)
@@ -70,10 +69,9 @@ final class SRTPAEAD {
         guard length <= packet.count, let header = Self.header(UnsafeRawBufferPointer(rebasing: packet[..<length])),
               let bytes = packet.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .badParameter }
         guard length - header.length >= Self.tagLength else { throw .parse }
-        guard let window = windows[header.ssrc] ?? (windows.count < Self.maxReceivedSSRCs ? SRTPIndexWindow() : nil) else {
-            throw .badParameter
-        }
-        let (index, delta, verdict) = window.estimate(header.sequence)
+        guard windows[header.ssrc] != nil || windows.count < Self.maxReceivedSSRCs else { throw .badParameter }
+        // No copy of the window outlives this line: recording the packet below changes it in place.
+        let (index, delta, verdict) = (windows[header.ssrc] ?? SRTPIndexWindow()).estimate(header.sequence)
         guard verdict == .new else { throw .replay }
         guard let opener = opener ?? makeContext(encrypting: false) else { throw .cipher }
         self.opener = opener
@@ -86,7 +84,7 @@ final class SRTPAEAD {
               EVP_CIPHER_CTX_ctrl(opener, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagLength), payload + Int(payloadLength)) == 1
         else { throw .cipher }
         guard EVP_DecryptFinal_ex(opener, payload + Int(payloadLength), &written) == 1 else { throw .authentication }
-        windows[header.ssrc, default: window].add(index: index, delta: delta)
+        windows[header.ssrc, default: SRTPIndexWindow()].add(index: index, delta: delta)
         return length - Self.tagLength
     }
 
@@ -119,18 +117,12 @@ final class SRTPAEAD {
         return context
     }
 
-    /// An RTP header (RFC 3550 §5.1: 12 bytes, the CSRCs, the extension): its length, sequence
-    /// number and SSRC; nil when the packet is shorter or not version 2.
+    /// An RTP header (`RTPHeader.payloadStart`): its length, sequence number and SSRC; nil when
+    /// the packet is shorter or not version 2.
     static func header(_ packet: UnsafeRawBufferPointer) -> (length: Int, sequence: UInt16, ssrc: UInt32)? {
-        guard packet.count >= 12, packet[0] >> 6 == 2 else { return nil }
-        var length = 12 + 4 * Int(packet[0] & 0x0F)
-        if packet[0] & 0x10 != 0 {
-            guard packet.count >= length + 4 else { return nil }
-            length += 4 + 4 * (Int(packet[length + 2]) << 8 | Int(packet[length + 3]))
-        }
-        guard length <= packet.count else { return nil }
-        let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
-        return (length, UInt16(packet[2]) << 8 | UInt16(packet[3]), ssrc)
+        guard packet.count >= RTPHeader.fixedSize, packet[0] >> 6 == 2, let length = RTPHeader.payloadStart(packet) else { return nil }
+        return (length, UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
+                UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
     }
 
     /// A session key or salt (RFC 3711 §4.3.1 with the AES-CM PRF of §4.3.3, as RFC 7714 §11

@@ -23,21 +23,31 @@ struct SRTPIndexWindow: Equatable, Sendable {
 
     /// A packet numbered `sequence`: its index, how far past the highest it lies, and the verdict.
     func estimate(_ sequence: UInt16) -> (index: UInt64, delta: Int64, verdict: Verdict) {
-        let s = Int64(sequence)
-        let (index, delta): (UInt64, Int64)
-        if highest <= 32_768 {
-            (index, delta) = (UInt64(sequence), s - Int64(highest))
-        } else {
-            let roc = Int64(highest >> 16), local = Int64(highest & 0xFFFF)
-            let (guessedROC, difference): (Int64, Int64)
-            if local < 32_768 {
-                (guessedROC, difference) = s - local > 32_768 ? (roc - 1, s - local - 65_536) : (roc, s - local)
-            } else {
-                (guessedROC, difference) = local - 32_768 > s ? (roc + 1, s - local + 65_536) : (roc, s - local)
-            }
-            (index, delta) = (UInt64(UInt32(truncatingIfNeeded: guessedROC)) << 16 | UInt64(sequence), difference)
-        }
+        let (index, delta) = guess(sequence)
         return (index, delta, verdict(delta))
+    }
+
+    /// A packet we send numbered `sequence`: its index, the highest from now on; nil when it lies
+    /// a whole window behind (libsrtp refuses it). A repeat is allowed (libsrtp's
+    /// `allow_repeat_tx`), so what was sent need not be remembered.
+    mutating func send(_ sequence: UInt16) -> UInt64? {
+        let (index, delta) = guess(sequence)
+        guard -delta < Int64(Self.size) else { return nil }
+        if delta > 0 { highest = index }
+        return index
+    }
+
+    private func guess(_ sequence: UInt16) -> (index: UInt64, delta: Int64) {
+        let s = Int64(sequence)
+        guard highest > 32_768 else { return (UInt64(sequence), s - Int64(highest)) }
+        let roc = Int64(highest >> 16), local = Int64(highest & 0xFFFF)
+        let (guessedROC, delta): (Int64, Int64)
+        if local < 32_768 {
+            (guessedROC, delta) = s - local > 32_768 ? (roc - 1, s - local - 65_536) : (roc, s - local)
+        } else {
+            (guessedROC, delta) = local - 32_768 > s ? (roc + 1, s - local + 65_536) : (roc, s - local)
+        }
+        return (UInt64(UInt32(truncatingIfNeeded: guessedROC)) << 16 | UInt64(sequence), delta)
     }
 
     private func verdict(_ delta: Int64) -> Verdict {
